@@ -1,0 +1,59 @@
+# Hand backend — every target does its own set-up (virtualenv, pinned
+# packages, generated protobuf code). See README.md.
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+PYTHON ?= python3
+VENV   := .venv
+PY     := $(VENV)/bin/python
+STAMP  := $(VENV)/.installed
+SITE    = $(shell $(PY) -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])')
+PROTOS := $(wildcard proto/hand/v1/*.proto)
+GEN_STAMP := gen/.stamp
+NODE_STAMP := node_modules/.stamp
+
+.PHONY: help venv proto lint test test-fast run bench clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
+
+venv: $(STAMP) ## create .venv with the pinned packages of pyproject.toml
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
+	$(PY) -c 'import tomllib;d=tomllib.load(open("pyproject.toml","rb"))["project"];print("\n".join(d["dependencies"]+d["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
+	$(PY) -m pip install -q --disable-pip-version-check -r $(VENV)/requirements.txt
+	printf '%s\n%s\n' "$(CURDIR)/services" "$(CURDIR)/gen" > "$(SITE)/hand-backend.pth"
+	touch $@
+
+proto: $(GEN_STAMP) ## generate Python code from proto/ into gen/
+
+$(GEN_STAMP): $(STAMP) $(PROTOS)
+	rm -rf gen && mkdir -p gen
+	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
+	touch $@
+
+$(NODE_STAMP): package.json
+	npm install --no-audit --no-fund --silent
+	touch $@
+
+lint: $(NODE_STAMP) ## buf lint on proto/
+	npx --no-install buf lint proto
+
+test: $(GEN_STAMP) lint ## the whole test suite (CI runs this)
+	$(PY) -m pytest -q -n 2 tests
+
+test-fast: $(GEN_STAMP) ## unit + property tests only
+	$(PY) -m pytest -q tests/unit tests/property
+
+run: $(GEN_STAMP) ## run the whole backend locally (Ctrl-C stops it)
+	$(PY) -m hand_run
+
+bench: $(GEN_STAMP) ## benchmarks; figures go to docs/benchmarks.md
+	$(PY) bench/run_all.py
+
+clean: ## remove generated files and the virtualenv
+	rm -rf $(VENV) gen node_modules .pytest_cache .hypothesis
