@@ -46,6 +46,7 @@ class Turn:
     phase: str  # "draw" (must draw) | "play" (drawn; may act, then discard)
     opening_discard: bool = False  # the starter's first turn: a discard only
     first_turn: bool = False  # the seat's first turn in which it draws
+    fresh: bool = False  # the seat had laid nothing on the table before this turn
     drawn: int | None = None  # card drawn from the stock this turn
     taken: int | None = None  # card taken from the pile (take in force)
     take_final: bool = False  # the take can no longer be returned

@@ -1,0 +1,63 @@
+"""Starting a round: dealer, deck order and the deal (RULES.md §2)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .cards import N_CARDS
+from .errors import Code, refuse
+from .events import Event, RoundStarted, TurnStarted
+from .options import Options
+from .rng import derive
+from .state import RoundState, Seat, Turn
+
+HAND_SIZE = 14
+
+
+def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
+    d = tuple(deck)
+    if len(d) != N_CARDS or sorted(d) != list(range(N_CARDS)):
+        raise refuse(Code.INVALID_ARGUMENT, "a deck order lists each of the 106 card ids once")
+    return d
+
+
+def start_round(
+    options: Options,
+    n_seats: int,
+    *,
+    seed: int = 0,
+    dealer: int | None = None,
+    deck: Sequence[int] | None = None,
+    round_no: int = 1,
+) -> tuple[RoundState, tuple[Event, ...]]:
+    """Deal a round from ``seed`` (or an explicit ``deck`` order)."""
+    options.check_players(n_seats)
+    if type(seed) is not int or not 0 <= seed < 2**64:
+        raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)")
+    rng = derive(seed, "round", round_no)
+    if dealer is None:
+        dealer = rng.randrange(n_seats)
+    elif type(dealer) is not int or not 0 <= dealer < n_seats:
+        raise refuse(Code.INVALID_ARGUMENT, f"dealer must be a seat 0..{n_seats - 1}")
+    if deck is None:
+        order = list(range(N_CARDS))
+        rng.shuffle(order)
+        d = tuple(order)
+    else:
+        d = check_deck(deck)
+    starter = (dealer + 1) % n_seats
+    hands: list[list[int]] = [[] for _ in range(n_seats)]
+    dealt = HAND_SIZE * n_seats + 1
+    for k in range(dealt):
+        hands[(starter + k) % n_seats].append(d[k])
+    seats = tuple(Seat(hand=tuple(sorted(h))) for h in hands)
+    turn = Turn(seat=starter, phase="play", opening_discard=True)
+    state = RoundState(
+        options=options, n=n_seats, dealer=dealer, seed=seed, deck=d, seats=seats,
+        stock=d[dealt:], pile=(), melds=(), turn=turn, round_no=round_no, turn_no=1,
+    )
+    events: tuple[Event, ...] = (
+        RoundStarted(round_no, dealer, starter, n_seats, seed, d),
+        TurnStarted(starter, 1, False, True),
+    )
+    return state, events

@@ -1,0 +1,305 @@
+"""Sets and runs: legality, joker stand-ins and values (RULES.md §4, §6).
+
+Run positions are 1..14: position 1 is a low ace, 14 a high ace.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from itertools import combinations
+
+from .actions import Declaration
+from .cards import is_joker, rank_of, rank_value, suit_of
+from .errors import Code, RuleViolation, refuse
+from .options import Options
+from .state import Meld, StandIn
+
+
+def pos_rank(pos: int) -> int:
+    return 1 if pos == 14 else pos
+
+
+def pos_value(pos: int, options: Options) -> int:
+    if pos == 1:
+        return options.low_ace_value
+    if pos == 14:
+        return 11
+    return min(pos, 10)
+
+
+def _run_ok(lo: int, hi: int) -> bool:
+    """A span of positions is a legal run shape (3..13 long checked by caller)."""
+    return lo >= 1 and hi <= 14 and hi - lo + 1 <= 13 and not (hi == 14 and lo <= 2)
+
+
+def joker_limit_ok(kind: str, n_jokers: int, size: int, options: Options, new: bool) -> bool:
+    if n_jokers <= 1:
+        return True
+    if options.jokers_per_meld == "one" or new or kind != "run":
+        return False
+    return n_jokers == 2 and size >= 4
+
+
+# --------------------------------------------------------------------- runs
+def _run_candidates(
+    suit: int, fixed: dict[int, int], naturals: Sequence[int], jokers: Sequence[int]
+) -> list[dict[int, int]]:
+    """Every legal placement of ``naturals`` and ``jokers`` around ``fixed`` positions."""
+    aces = [c for c in naturals if rank_of(c) == 1]
+    others = [c for c in naturals if rank_of(c) != 1]
+    if len(aces) > 1:
+        return []
+    ace_options = [[]] if not aces else [[(1, aces[0])], [(14, aces[0])]]
+    out: list[dict[int, int]] = []
+    for ace in ace_options:
+        occ = dict(fixed)
+        ok = True
+        for pos, card in [*ace, *((rank_of(c), c) for c in others)]:
+            if pos in occ:
+                ok = False
+                break
+            occ[pos] = card
+        if not ok or not occ:
+            continue
+        if any(p in occ for p in (1,)) and 14 in occ:
+            continue
+        lo, hi = min(occ), max(occ)
+        gaps = [p for p in range(lo, hi + 1) if p not in occ]
+        extra = len(jokers) - len(gaps)
+        if extra < 0:
+            continue
+        for below in range(extra + 1):
+            above = extra - below
+            nlo, nhi = lo - below, hi + above
+            if not _run_ok(nlo, nhi):
+                continue
+            spots = gaps + list(range(nlo, lo)) + list(range(hi + 1, nhi + 1))
+            for perm in _assign(sorted(jokers), sorted(spots)):
+                cand = dict(occ)
+                cand.update(perm)
+                out.append(cand)
+    return out
+
+
+def _assign(jokers: list[int], spots: list[int]) -> list[dict[int, int]]:
+    if len(jokers) <= 1:
+        return [dict(zip(spots, jokers))]
+    # two jokers: both assignments (they are distinguishable by declaration)
+    return [dict(zip(spots, jokers)), dict(zip(spots, reversed(jokers)))]
+
+
+def _run_value(cand: dict[int, int], options: Options) -> int:
+    return sum(pos_value(p, options) for p in cand)
+
+
+def _matches(cand: dict[int, int], suit: int, declare: Sequence[Declaration]) -> bool:
+    for joker, rank, dsuit in declare:
+        hit = [p for p, c in cand.items() if c == joker]
+        if not hit or pos_rank(hit[0]) != rank or dsuit != suit:
+            return False
+    return True
+
+
+def _choose_run(
+    suit: int,
+    fixed: dict[int, int],
+    naturals: Sequence[int],
+    jokers: Sequence[int],
+    options: Options,
+    declare: Sequence[Declaration],
+    err: Code,
+) -> dict[int, int]:
+    cands = _run_candidates(suit, fixed, naturals, jokers)
+    if not cands:
+        raise refuse(err, "the cards do not form a run")
+    key = lambda c: (_run_value(c, options), sorted(p for p, x in c.items() if is_joker(x) and x in jokers))
+    cands.sort(key=key)
+    if declare and options.end_joker == "declared":
+        ok = [c for c in cands if _matches(c, suit, declare)]
+        if not ok:
+            raise refuse(Code.JOKER_DECLARATION_INVALID, "no legal place for the declared joker")
+        return ok[0]
+    best = cands[0]
+    if declare and not _matches(best, suit, declare):
+        raise refuse(Code.JOKER_DECLARATION_INVALID, "the joker stands for the lower end here")
+    return best
+
+
+def _run_meld(base: Meld, cand: dict[int, int], suit: int, keep: Sequence[StandIn]) -> Meld:
+    positions = sorted(cand)
+    cards = tuple(cand[p] for p in positions)
+    kept = {s[0]: s for s in keep}
+    stand = tuple(
+        kept.get(cand[p], (cand[p], pos_rank(p), suit)) for p in positions if is_joker(cand[p])
+    )
+    return Meld(
+        id=base.id, owner=base.owner, kind="run", cards=cards, stand_ins=stand, value=0,
+        laid_turn=base.laid_turn, suit=suit, low=positions[0],
+    )
+
+
+def run_positions(meld: Meld) -> dict[int, int]:
+    return {meld.low + i: c for i, c in enumerate(meld.cards)}
+
+
+# --------------------------------------------------------------------- sets
+def _set_stand_ins(rank: int, naturals: Sequence[int], jokers: Sequence[int]) -> tuple[StandIn, ...]:
+    if not jokers:
+        return ()
+    missing = sorted(set(range(4)) - {suit_of(c) for c in naturals})
+    suit = missing[0] if len(missing) == 1 else -1
+    return ((jokers[0], rank, suit),)
+
+
+def _set_check(naturals: Sequence[int], jokers: Sequence[int], err: Code) -> int:
+    ranks = {rank_of(c) for c in naturals}
+    suits = [suit_of(c) for c in naturals]
+    if len(ranks) != 1 or len(set(suits)) != len(suits):
+        raise refuse(err, "a set needs one rank and different suits")
+    if not 3 <= len(naturals) + len(jokers) <= 4:
+        raise refuse(err, "a set has 3 or 4 cards")
+    return ranks.pop()
+
+
+def _set_meld(base: Meld, rank: int, naturals: Sequence[int], jokers: Sequence[int]) -> Meld:
+    return Meld(
+        id=base.id, owner=base.owner, kind="set",
+        cards=tuple(sorted([*naturals, *jokers])),
+        stand_ins=_set_stand_ins(rank, naturals, jokers), value=0,
+        laid_turn=base.laid_turn, rank=rank,
+    )
+
+
+def _check_set_declare(meld: Meld, declare: Sequence[Declaration]) -> None:
+    for joker, rank, suit in declare:
+        s = meld.stand_in(joker)
+        if s is None or rank != meld.rank or (s[2] != -1 and suit != s[2]):
+            raise refuse(Code.JOKER_DECLARATION_INVALID, "declaration does not fit the set")
+        if s[2] == -1 and suit in {suit_of(c) for c in meld.cards if not is_joker(c)}:
+            raise refuse(Code.JOKER_DECLARATION_INVALID, "that suit is already in the set")
+
+
+# ------------------------------------------------------------------- public
+def with_value(meld: Meld, options: Options) -> Meld:
+    from dataclasses import replace
+
+    if meld.kind == "set":
+        value = rank_value(meld.rank) * len(meld.cards)
+    else:
+        value = sum(pos_value(p, options) for p in run_positions(meld))
+    return replace(meld, value=value)
+
+
+def new_meld(
+    cards: Sequence[int],
+    options: Options,
+    declare: Sequence[Declaration] = (),
+    meld_id: int = 0,
+    owner: int = 0,
+    turn: int = 0,
+) -> Meld:
+    """Judge ``cards`` as a new meld; raise :class:`RuleViolation` if illegal."""
+    naturals = [c for c in cards if not is_joker(c)]
+    jokers = [c for c in cards if is_joker(c)]
+    if len(cards) < 3:
+        raise refuse(Code.INVALID_MELD, "a meld has at least 3 cards")
+    _check_declare_jokers(declare, jokers)
+    if not joker_limit_ok("run", len(jokers), len(cards), options, new=True):
+        raise refuse(Code.JOKER_LIMIT, "a new meld holds at most one joker")
+    base = Meld(id=meld_id, owner=owner, kind="", cards=(), stand_ins=(), value=0, laid_turn=turn)
+    if len({rank_of(c) for c in naturals}) == 1 and len(naturals) >= 2:
+        rank = _set_check(naturals, jokers, Code.INVALID_MELD)
+        meld = _set_meld(base, rank, naturals, jokers)
+        _check_set_declare(meld, declare)
+        return with_value(meld, options)
+    suits = {suit_of(c) for c in naturals}
+    if len(suits) != 1 or len(cards) > 13:
+        raise refuse(Code.INVALID_MELD, "not a set nor a run of one suit")
+    suit = suits.pop()
+    cand = _choose_run(suit, {}, naturals, jokers, options, declare, Code.INVALID_MELD)
+    return with_value(_run_meld(base, cand, suit, ()), options)
+
+
+def _check_declare_jokers(declare: Sequence[Declaration], jokers: Sequence[int]) -> None:
+    seen = set()
+    for d in declare:
+        if len(d) != 3 or d[0] not in jokers or d[0] in seen:
+            raise refuse(Code.JOKER_DECLARATION_INVALID, "a declaration must name a joker of the move")
+        if not (1 <= d[1] <= 13 and 0 <= d[2] <= 3):
+            raise refuse(Code.JOKER_DECLARATION_INVALID, "a declared card needs rank 1..13 and suit 0..3")
+        seen.add(d[0])
+
+
+def lay_off(meld: Meld, cards: Sequence[int], options: Options, declare: Sequence[Declaration] = ()) -> Meld:
+    """The meld after adding ``cards``; jokers already in it keep their stand-ins."""
+    naturals = [c for c in cards if not is_joker(c)]
+    jokers = [c for c in cards if is_joker(c)]
+    if not cards:
+        raise refuse(Code.INVALID_LAYOFF, "nothing to lay off")
+    _check_declare_jokers(declare, jokers)
+    total_jokers = len(jokers) + len(meld.stand_ins)
+    size = len(meld.cards) + len(cards)
+    if not joker_limit_ok(meld.kind, total_jokers, size, options, new=False):
+        raise refuse(Code.JOKER_LIMIT, "too many jokers in that meld")
+    if meld.kind == "set":
+        all_nat = [c for c in meld.cards if not is_joker(c)] + naturals
+        all_jok = [c for c in meld.cards if is_joker(c)] + jokers
+        if any(rank_of(c) != meld.rank for c in naturals):
+            raise refuse(Code.INVALID_LAYOFF, "wrong rank for that set")
+        _set_check(all_nat, all_jok, Code.INVALID_LAYOFF)
+        old = meld.stand_ins[0] if meld.stand_ins else None
+        if old and old[2] != -1 and old[2] in {suit_of(c) for c in naturals}:
+            raise refuse(Code.INVALID_LAYOFF, "that suit is held by the joker; retrieve it instead")
+        out = _set_meld(meld, meld.rank, all_nat, all_jok)
+        _check_set_declare(out, declare)
+        return with_value(out, options)
+    if any(suit_of(c) != meld.suit for c in naturals):
+        raise refuse(Code.INVALID_LAYOFF, "wrong suit for that run")
+    cand = _choose_run(meld.suit, run_positions(meld), naturals, jokers, options, declare, Code.INVALID_LAYOFF)
+    return with_value(_run_meld(meld, cand, meld.suit, meld.stand_ins), options)
+
+
+def retrieve(meld: Meld, joker: int, cards: Sequence[int], options: Options) -> Meld:
+    """The meld after swapping ``joker`` out for the natural ``cards``."""
+    stand = meld.stand_in(joker)
+    if stand is None:
+        raise refuse(Code.INVALID_RETRIEVAL, "that joker is not in the meld")
+    if any(is_joker(c) for c in cards) or not cards:
+        raise refuse(Code.INVALID_RETRIEVAL, "retrieve with natural cards")
+    if meld.kind == "run":
+        if len(cards) != 1 or rank_of(cards[0]) != stand[1] or suit_of(cards[0]) != meld.suit:
+            raise refuse(Code.INVALID_RETRIEVAL, "give exactly the card the joker stands for")
+        pos = run_positions(meld)
+        for p, c in pos.items():
+            if c == joker:
+                pos[p] = cards[0]
+        return with_value(_run_meld(meld, pos, meld.suit, [s for s in meld.stand_ins if s[0] != joker]), options)
+    naturals = [c for c in meld.cards if not is_joker(c)]
+    present = {suit_of(c) for c in naturals}
+    missing = set(range(4)) - present
+    if any(rank_of(c) != meld.rank for c in cards) or len({suit_of(c) for c in cards}) != len(cards):
+        raise refuse(Code.INVALID_RETRIEVAL, "wrong cards for that set")
+    if not {suit_of(c) for c in cards} <= missing:
+        raise refuse(Code.INVALID_RETRIEVAL, "a suit already in the set")
+    if len(naturals) == 3:
+        need = 1
+    elif options.set_joker_retrieval == "both_missing":
+        need = 2
+    else:
+        need = 1
+    if len(cards) != need:
+        raise refuse(Code.INVALID_RETRIEVAL, f"retrieving this joker takes {need} card(s)")
+    all_nat = naturals + list(cards)
+    out = _set_meld(meld, meld.rank, all_nat, [j for j in meld.cards if is_joker(j) and j != joker])
+    return with_value(out, options)
+
+
+def meld_value(meld: Meld) -> int:
+    return meld.value
+
+
+def try_new_meld(cards: Sequence[int], options: Options) -> Meld | None:
+    try:
+        return new_meld(cards, options)
+    except RuleViolation:
+        return None
