@@ -1,0 +1,236 @@
+"""Typed settings, read only from environment variables.
+
+Every variable a service reads is declared once in ``ENV_VARS`` with its
+default and a description; deploy files are tested against that registry, so
+a typo in ``docker-compose.yml`` or a manifest fails a test instead of being
+silently ignored. Each service gets a frozen dataclass built by
+``from_env()``; invalid values raise ``ConfigError`` naming every bad
+variable at once, before the service binds a port.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+import sys
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import NamedTuple, TypeVar
+
+__all__ = [
+    "ENV_VARS",
+    "LOG_FORMATS",
+    "LOG_LEVELS",
+    "SERVICES",
+    "ConfigError",
+    "EnvVar",
+    "GrpcServerConfig",
+    "LogConfig",
+    "RulesConfig",
+    "ServiceSpec",
+    "load_or_exit",
+]
+
+LOG_FORMATS = ("auto", "json", "console")
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+MAX_GRPC_MESSAGE_BYTES = 2**31 - 1  # gRPC message lengths are int32
+
+
+class ConfigError(ValueError):
+    """One or more environment variables hold values a service cannot start with."""
+
+
+class EnvVar(NamedTuple):
+    """A registered environment variable: its default (as the text it would hold) and meaning."""
+
+    default: str
+    description: str
+
+
+ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
+    {
+        "HAND_RULES_HOST": EnvVar(
+            "127.0.0.1", "address the rules service listens on (0.0.0.0 in a container)"
+        ),
+        "HAND_RULES_PORT": EnvVar(
+            "50051", "gRPC port of the rules service; 0 picks a free port"
+        ),
+        "HAND_LOG_FORMAT": EnvVar(
+            "auto", "auto (console in a terminal, JSON otherwise), json or console"
+        ),
+        "HAND_LOG_LEVEL": EnvVar("info", "debug, info, warning, error or critical"),
+        "HAND_GRPC_MAX_MESSAGE_BYTES": EnvVar(
+            str(1024 * 1024),
+            "largest gRPC message received or sent, in bytes; bigger requests fail "
+            "with RESOURCE_EXHAUSTED",
+        ),
+        "HAND_GRPC_WORKERS": EnvVar(
+            "4", "worker threads a gRPC server may use for CPU-bound calls"
+        ),
+        "HAND_SHUTDOWN_GRACE_S": EnvVar(
+            "5", "seconds in-flight calls get to finish after SIGTERM"
+        ),
+    }
+)
+
+
+@dataclass(frozen=True)
+class ServiceSpec:
+    """A deployable service: its short name, the module ``python -m`` runs, its port variable."""
+
+    name: str
+    module: str
+    port_var: str
+
+    @property
+    def default_port(self) -> int:
+        return int(ENV_VARS[self.port_var].default)
+
+
+SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
+    {
+        "rules": ServiceSpec(name="rules", module="hand_rules", port_var="HAND_RULES_PORT"),
+    }
+)
+
+
+class _Reader:
+    """Reads registered variables, collecting every problem instead of stopping at the first."""
+
+    def __init__(self, environ: Mapping[str, str] | None) -> None:
+        self._environ = os.environ if environ is None else environ
+        self.problems: list[str] = []
+
+    def _raw(self, name: str) -> str:
+        default = ENV_VARS[name].default  # KeyError: a variable missing from the registry
+        value = self._environ.get(name, "").strip()
+        return value or default
+
+    def _fail(self, name: str, value: str, expected: str) -> None:
+        self.problems.append(f"{name}={value!r}: expected {expected}")
+
+    def text(self, name: str) -> str:
+        value = self._raw(name)
+        if any(c.isspace() for c in value):
+            self._fail(name, value, "no whitespace")
+        return value
+
+    def integer(self, name: str, low: int, high: int) -> int:
+        value = self._raw(name)
+        try:
+            number = int(value, 10)
+        except ValueError:
+            number = None
+        if number is None or not low <= number <= high:
+            self._fail(name, value, f"an integer from {low} to {high}")
+            return int(ENV_VARS[name].default)
+        return number
+
+    def number(self, name: str, low: float, high: float) -> float:
+        value = self._raw(name)
+        try:
+            number = float(value)
+        except ValueError:
+            number = math.nan
+        if not low <= number <= high:  # also rejects nan
+            self._fail(name, value, f"a number of seconds from {low:g} to {high:g}")
+            return float(ENV_VARS[name].default)
+        return number
+
+    def choice(self, name: str, choices: tuple[str, ...]) -> str:
+        value = self._raw(name).lower()
+        if value not in choices:
+            self._fail(name, value, "one of " + ", ".join(choices))
+            return ENV_VARS[name].default
+        return value
+
+    def check(self, what: str) -> None:
+        if self.problems:
+            raise ConfigError(f"invalid {what} configuration: " + "; ".join(self.problems))
+
+
+@dataclass(frozen=True)
+class LogConfig:
+    """How a process logs: ``format`` is auto, json or console; ``level`` a level name."""
+
+    format: str = "auto"
+    level: str = "info"
+
+    @classmethod
+    def _read(cls, env: _Reader) -> LogConfig:
+        return cls(
+            format=env.choice("HAND_LOG_FORMAT", LOG_FORMATS),
+            level=env.choice("HAND_LOG_LEVEL", LOG_LEVELS),
+        )
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> LogConfig:
+        env = _Reader(environ)
+        config = cls._read(env)
+        env.check("logging")
+        return config
+
+
+@dataclass(frozen=True)
+class GrpcServerConfig:
+    """Where and how a gRPC server listens."""
+
+    host: str
+    port: int
+    max_message_bytes: int
+    workers: int
+    shutdown_grace_s: float
+
+    @classmethod
+    def _read(cls, env: _Reader, host_var: str, port_var: str) -> GrpcServerConfig:
+        return cls(
+            host=env.text(host_var),
+            port=env.integer(port_var, 0, 65535),
+            max_message_bytes=env.integer("HAND_GRPC_MAX_MESSAGE_BYTES", 1024, MAX_GRPC_MESSAGE_BYTES),
+            workers=env.integer("HAND_GRPC_WORKERS", 1, 256),
+            shutdown_grace_s=env.number("HAND_SHUTDOWN_GRACE_S", 0, 300),
+        )
+
+    @property
+    def address(self) -> str:
+        """``host:port`` for ``server.add_insecure_port`` (IPv6 hosts bracketed)."""
+        host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
+        return f"{host}:{self.port}"
+
+    def channel_options(self) -> list[tuple[str, int]]:
+        """gRPC options that apply the message size limit to a server or channel."""
+        return [
+            ("grpc.max_receive_message_length", self.max_message_bytes),
+            ("grpc.max_send_message_length", self.max_message_bytes),
+        ]
+
+
+@dataclass(frozen=True)
+class RulesConfig:
+    """Settings of the rules service (``python -m hand_rules``)."""
+
+    server: GrpcServerConfig
+    log: LogConfig
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RulesConfig:
+        env = _Reader(environ)
+        config = cls(
+            server=GrpcServerConfig._read(env, "HAND_RULES_HOST", "HAND_RULES_PORT"),
+            log=LogConfig._read(env),
+        )
+        env.check("rules service")
+        return config
+
+
+_T = TypeVar("_T")
+
+
+def load_or_exit(from_env: Callable[[], _T]) -> _T:
+    """Call ``from_env()`` in a ``__main__``; on ``ConfigError`` print it and exit with status 2."""
+    try:
+        return from_env()
+    except ConfigError as error:
+        print(f"hand: {error}", file=sys.stderr)
+        raise SystemExit(2) from None

@@ -1,0 +1,149 @@
+"""structlog set-up shared by every service.
+
+- ``merge_contextvars`` runs first, so ``room_id`` / ``match_id`` / ``seat`` /
+  ``seq`` bound for a request or a message appear on every line it logs.
+- JSON lines when the stream is not a terminal (or ``HAND_LOG_FORMAT=json``),
+  the pretty console renderer in a terminal (or ``HAND_LOG_FORMAT=console``).
+- ISO-8601 UTC timestamps and the level name on every line.
+- Standard-library loggers (grpc, aiokafka, asyncio) are routed through the
+  same processors, so a container's output is one format.
+
+The engine never logs: it returns events. Call ``configure_logging`` once,
+in a service's ``__main__``.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, TextIO
+
+import structlog
+from structlog.typing import Processor
+
+from hand_common.config import LogConfig
+
+__all__ = ["GAME_KEYS", "bind_game", "configure_logging", "game_context", "renders_json"]
+
+GAME_KEYS = ("room_id", "match_id", "seat", "seq")
+
+_LEVELS = {
+    "debug": logging.DEBUG,
+    "info": logging.INFO,
+    "warning": logging.WARNING,
+    "error": logging.ERROR,
+    "critical": logging.CRITICAL,
+}
+
+
+def renders_json(config: LogConfig, stream: TextIO) -> bool:
+    """Whether lines are JSON: forced by the config, else whenever ``stream`` is not a terminal."""
+    if config.format != "auto":
+        return config.format == "json"
+    isatty = getattr(stream, "isatty", None)
+    return not (isatty is not None and isatty())
+
+
+def _shared_processors() -> list[Processor]:
+    return [
+        structlog.contextvars.merge_contextvars,
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+        structlog.processors.StackInfoRenderer(),
+    ]
+
+
+def configure_logging(config: LogConfig, stream: TextIO | None = None) -> None:
+    """Configure structlog and the standard ``logging`` root for this process.
+
+    ``stream`` defaults to ``sys.stderr``. Calling it again replaces the
+    previous configuration (tests do this).
+    """
+    stream = sys.stderr if stream is None else stream
+    level = _LEVELS[config.level]
+    as_json = renders_json(config, stream)
+    renderer: Processor
+    if as_json:
+        renderer = structlog.processors.JSONRenderer()
+        format_exc: list[Processor] = [structlog.processors.dict_tracebacks]
+    else:
+        renderer = structlog.dev.ConsoleRenderer(colors=_colors(stream))
+        format_exc = []
+
+    structlog.configure(
+        processors=[
+            *_shared_processors(),
+            *format_exc,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(level),
+        context_class=dict,
+        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        # Not cached: structlog.testing.capture_logs() must see loggers that
+        # modules created at import time.
+        cache_logger_on_first_use=False,
+    )
+
+    formatter = structlog.stdlib.ProcessorFormatter(
+        foreign_pre_chain=[
+            *_shared_processors(),
+            structlog.stdlib.add_logger_name,
+            structlog.stdlib.ExtraAdder(),
+        ],
+        processors=[
+            structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+            *format_exc,
+            renderer,
+        ],
+    )
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(formatter)
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        if getattr(old, "_hand_handler", False):
+            root.removeHandler(old)
+    handler._hand_handler = True  # type: ignore[attr-defined]
+    root.addHandler(handler)
+    root.setLevel(level)
+
+
+def _colors(stream: TextIO) -> bool:
+    isatty = getattr(stream, "isatty", None)
+    return bool(isatty is not None and isatty())
+
+
+def _game_values(
+    room_id: str | None, match_id: str | None, seat: int | None, seq: int | None
+) -> dict[str, Any]:
+    values = {"room_id": room_id, "match_id": match_id, "seat": seat, "seq": seq}
+    return {key: value for key, value in values.items() if value is not None}
+
+
+def bind_game(
+    *,
+    room_id: str | None = None,
+    match_id: str | None = None,
+    seat: int | None = None,
+    seq: int | None = None,
+) -> None:
+    """Bind the given game identifiers to the current context (``None`` ones are left alone).
+
+    Use at the start of a request or message handler; ``game_context`` is
+    the scoped form.
+    """
+    structlog.contextvars.bind_contextvars(**_game_values(room_id, match_id, seat, seq))
+
+
+@contextmanager
+def game_context(
+    *,
+    room_id: str | None = None,
+    match_id: str | None = None,
+    seat: int | None = None,
+    seq: int | None = None,
+) -> Iterator[None]:
+    """Bind game identifiers for the ``with`` block, restoring the previous values after it."""
+    with structlog.contextvars.bound_contextvars(**_game_values(room_id, match_id, seat, seq)):
+        yield
