@@ -1,0 +1,79 @@
+"""What a seat (or a spectator) may see (RULES.md §11, §13).
+
+``view(state, seat)`` is the only thing about a round that leaves the server
+for a player; ``redact(event, seat)`` strips hidden cards from events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from .events import Event, RoundStarted, StockDrawn, StockRebuilt
+from .rules import pending, threshold
+from .state import Meld, RoundResult, RoundState
+
+
+@dataclass(frozen=True)
+class PublicSeat:
+    seat: int
+    hand_size: int
+    opened: bool
+    opening_total: int | None
+
+
+@dataclass(frozen=True)
+class TurnView:
+    seat: int
+    phase: str
+    opening_discard: bool
+    first_turn: bool
+    taken: int | None  # public: it came from the pile
+    take_pending: bool
+    discard_only: bool
+    drawn: int | None  # the stock card drawn this turn: only for the seat itself
+
+
+@dataclass(frozen=True)
+class SeatView:
+    seat: int | None  # None: a spectator
+    n: int
+    round_no: int
+    dealer: int
+    seats: tuple[PublicSeat, ...]
+    pile: tuple[int, ...]
+    melds: tuple[Meld, ...]
+    threshold: int
+    stock_size: int
+    rebuilds: int
+    turn: TurnView
+    hand: tuple[int, ...]  # the seat's own hand; empty for spectators
+    result: RoundResult | None
+
+
+def view(state: RoundState, seat: int | None) -> SeatView:
+    t = state.turn
+    own = seat is not None and seat == t.seat
+    turn = TurnView(
+        t.seat, t.phase, t.opening_discard, t.first_turn, t.taken, pending(t), t.discard_only,
+        t.drawn if own else None,
+    )
+    return SeatView(
+        seat=seat, n=state.n, round_no=state.round_no, dealer=state.dealer,
+        seats=tuple(
+            PublicSeat(i, len(s.hand), s.opened, s.opening_total) for i, s in enumerate(state.seats)
+        ),
+        pile=state.pile, melds=state.melds, threshold=threshold(state),
+        stock_size=len(state.stock), rebuilds=state.rebuilds, turn=turn,
+        hand=state.seats[seat].hand if seat is not None else (), result=state.result,
+    )
+
+
+def redact(event: Event, seat: int | None) -> Event:
+    """``event`` as ``seat`` may see it (None = spectator)."""
+    if isinstance(event, RoundStarted):
+        return replace(event, deck=(), seed=0)
+    if isinstance(event, StockRebuilt):
+        return replace(event, order=())
+    if isinstance(event, StockDrawn) and event.seat != seat:
+        return replace(event, card=-1)
+    return event
