@@ -36,12 +36,20 @@ $(GEN_STAMP): $(STAMP) $(PROTOS)
 	$(PY) -m grpc_tools.protoc -Iproto --python_out=gen --pyi_out=gen --grpc_python_out=gen $(PROTOS)
 	touch $@
 
-$(NODE_STAMP): package.json
+$(NODE_STAMP): package.json package-lock.json
 	npm install --no-audit --no-fund --silent
 	touch $@
 
-lint: $(NODE_STAMP) ## buf lint on proto/
+# buf reads proto/buf.yaml (lint STANDARD + COMMENTS, breaking FILE). The
+# breaking check compares proto/ with BREAKING_AGAINST (default: the last
+# commit; e.g. make lint BREAKING_AGAINST='.git\#branch=main,subdir=proto').
+BREAKING_AGAINST ?= .git\#ref=HEAD,subdir=proto
+
+lint: $(NODE_STAMP) ## buf lint, format and breaking checks on proto/
 	npx --no-install buf lint proto
+	npx --no-install buf format proto --diff --exit-code
+	if git cat-file -e HEAD:proto/buf.yaml 2>/dev/null; then \
+	  npx --no-install buf breaking proto --against '$(BREAKING_AGAINST)'; fi
 
 test: $(GEN_STAMP) lint ## the whole test suite (CI runs this)
 	$(PY) -m pytest -q -n 2 tests
