@@ -18,7 +18,7 @@ class RoundStarted:
     dealer: int
     starter: int
     n_seats: int
-    seed: int
+    seed: int | None  # secret (None in a redacted event)
     deck: tuple[int, ...]  # secret: never leaves the server in a view
 
 
@@ -33,7 +33,7 @@ class TurnStarted:
 @dataclass(frozen=True)
 class StockDrawn:
     seat: int
-    card: int  # private to ``seat``
+    card: int | None  # private to ``seat`` (None in others' redacted events)
 
 
 @dataclass(frozen=True)

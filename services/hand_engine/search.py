@@ -52,16 +52,18 @@ def _runs(naturals: Sequence[int], jokers: Sequence[int], options: Options) -> I
         by_suit[suit_of(c)][r].append(c)
         if r == 1:
             by_suit[suit_of(c)][14].append(c)
+    allowed = 1 if jokers else 0
     for suit, pos in by_suit.items():
         for lo in range(1, 13):
-            for hi in range(lo + 2, min(lo + 12, 14) + 1):
-                if hi == 14 and lo <= 2:
+            missing: list[int] = []
+            for hi in range(lo, min(lo + 12, 14) + 1):
+                if hi not in pos:
+                    missing.append(hi)
+                    if len(missing) > allowed:
+                        break
+                if hi - lo < 2 or (hi == 14 and lo <= 2):
                     continue
-                window = range(lo, hi + 1)
-                missing = [p for p in window if p not in pos]
-                if len(missing) > (1 if jokers else 0):
-                    continue
-                present = [p for p in window if p in pos]
+                present = [p for p in range(lo, hi + 1) if p in pos]
                 if len(present) < 2:
                     continue
                 for cards in product(*(pos[p] for p in present)):

@@ -71,9 +71,9 @@ def view(state: RoundState, seat: int | None) -> SeatView:
 def redact(event: Event, seat: int | None) -> Event:
     """``event`` as ``seat`` may see it (None = spectator)."""
     if isinstance(event, RoundStarted):
-        return replace(event, deck=(), seed=0)
+        return replace(event, deck=(), seed=None)
     if isinstance(event, StockRebuilt):
         return replace(event, order=())
     if isinstance(event, StockDrawn) and event.seat != seat:
-        return replace(event, card=-1)
+        return replace(event, card=None)
     return event
