@@ -1,0 +1,102 @@
+"""Tables of the event store, and an async engine set up per backend.
+
+One schema for SQLite and PostgreSQL (SQLAlchemy Core, no ORM):
+
+- ``room_events``: the source of truth, primary key ``(room_id, seq)`` —
+  the database, not the broker, stops two owners from forking a room;
+- ``outbox``: one row per event, written in the same transaction, marked
+  ``published`` by the relay once the broker has acked it;
+- ``action_ids``: the client action ids already applied, for idempotent
+  retries.
+
+SQLite gets WAL mode and ``BEGIN IMMEDIATE`` for writes (a deferred
+transaction that reads then writes fails with SQLITE_BUSY instead of
+waiting when another connection wrote in between).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlalchemy import (
+    BigInteger, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text,
+    event, false,
+)
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+metadata = MetaData()
+
+room_events = Table(
+    "room_events", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("kind", String(64), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON text
+    Column("created_at", DateTime(timezone=True), nullable=False),
+)
+
+outbox = Table(
+    "outbox", metadata,
+    # SQLite only auto-increments an INTEGER PRIMARY KEY.
+    Column("id", BigInteger().with_variant(Integer, "sqlite"), primary_key=True,
+           autoincrement=True),
+    Column("room_id", String(64), nullable=False),
+    Column("seq", BigInteger, nullable=False),
+    Column("published", Boolean, nullable=False, default=False),
+)
+Index("ix_outbox_pending", outbox.c.id,
+      sqlite_where=outbox.c.published == false(),
+      postgresql_where=outbox.c.published == false())
+
+action_ids = Table(
+    "action_ids", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("action_id", String(128), primary_key=True),
+    Column("first_seq", BigInteger, nullable=False),
+    Column("last_seq", BigInteger, nullable=False),
+)
+
+SQLITE_BEGIN = "hand_sqlite_begin"
+"""Execution option: ``"IMMEDIATE"`` makes a SQLite transaction take the write lock."""
+
+
+def async_url(url: str | URL) -> URL:
+    """Map plain ``sqlite://`` / ``postgresql://`` URLs to their async drivers."""
+    parsed = make_url(url)
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
+        if parsed.database in (None, "", ":memory:"):
+            raise ValueError("the event store needs a SQLite file URL, not :memory:")
+        return parsed.set(drivername="sqlite+aiosqlite")
+    if backend in ("postgresql", "postgres"):
+        return parsed.set(drivername="postgresql+asyncpg")
+    raise ValueError(f"unsupported event store URL: {parsed.render_as_string()}")
+
+
+def _setup_sqlite(engine: AsyncEngine) -> None:
+    """WAL, a busy timeout, and our own BEGIN (IMMEDIATE for writers)."""
+
+    @event.listens_for(engine.sync_engine, "connect")
+    def _connect(dbapi_connection, _record) -> None:
+        dbapi_connection.isolation_level = None  # the driver must not BEGIN
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.close()
+
+    @event.listens_for(engine.sync_engine, "begin")
+    def _begin(conn) -> None:
+        mode = conn.get_execution_options().get(SQLITE_BEGIN, "DEFERRED")
+        conn.exec_driver_sql(f"BEGIN {mode}")
+
+
+def make_engine(url: str | URL, **kwargs: object) -> AsyncEngine:
+    """An async engine for ``url`` with the per-backend set-up applied."""
+    parsed = async_url(url)
+    if parsed.get_backend_name() == "sqlite":
+        Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+        engine = create_async_engine(parsed, **kwargs)
+        _setup_sqlite(engine)
+        return engine
+    return create_async_engine(parsed, pool_pre_ping=True, **kwargs)

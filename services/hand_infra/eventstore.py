@@ -1,0 +1,228 @@
+"""The event store: every room's events, in order, guarded by ``(room_id, seq)``.
+
+Async SQLAlchemy Core over SQLite (embedded default, a file in WAL mode) or
+PostgreSQL — one code path, chosen by URL. Sequence numbers start at 0 and
+have no gaps. An append names the seq its first event must take
+(``expected_seq`` = how many events the writer has seen); if that seq is
+taken the append fails with :class:`StaleAppend` and writes nothing, so a
+stale room owner cannot fork a game. The events, their outbox rows and the
+client action id are written in one transaction.
+
+    async with EventStore("sqlite:///var/events.db") as store:
+        seqs = await store.append("r1", 0, [("RoundStarted", {...})], action_id="a1")
+        events = await store.load("r1")
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import structlog
+from sqlalchemy import func, insert, select, true, update
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from hand_infra._schema import SQLITE_BEGIN, action_ids, make_engine, metadata, outbox, room_events
+
+log = structlog.get_logger("hand_infra.eventstore")
+
+
+class EventStoreError(Exception):
+    """Base class of the event store's rejections."""
+
+
+class StaleAppend(EventStoreError):
+    """``(room_id, expected_seq)`` is already taken: the writer is behind."""
+
+    def __init__(self, room_id: str, expected_seq: int, next_seq: int | None = None) -> None:
+        super().__init__(f"room {room_id}: seq {expected_seq} already taken"
+                         + ("" if next_seq is None else f" (next is {next_seq})"))
+        self.room_id, self.expected_seq, self.next_seq = room_id, expected_seq, next_seq
+
+
+class SeqGap(EventStoreError):
+    """``expected_seq`` is past the end of the room: appending would leave a gap."""
+
+
+class DuplicateAction(EventStoreError):
+    """The client action id was already applied; ``seqs`` are its events."""
+
+    def __init__(self, room_id: str, action_id: str, seqs: list[int]) -> None:
+        super().__init__(f"room {room_id}: action {action_id} already applied as {seqs}")
+        self.room_id, self.action_id, self.seqs = room_id, action_id, seqs
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    """One event as stored: ``payload`` is the decoded JSON object."""
+
+    room_id: str
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class OutboxEntry:
+    """An event still to be published; ``id`` orders the outbox."""
+
+    id: int
+    room_id: str
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+
+
+def _encode(payload: dict[str, Any]) -> str:
+    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+
+
+def _utc(value: datetime) -> datetime:
+    return value if value.tzinfo else value.replace(tzinfo=UTC)  # SQLite drops the zone
+
+
+class EventStore:
+    """Append-only per-room event log with an outbox; see the module doc."""
+
+    def __init__(self, url: str | URL, **engine_kwargs: object) -> None:
+        self.url = url
+        self._engine_kwargs = engine_kwargs
+        self._engine: AsyncEngine | None = None
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            raise RuntimeError("event store not started")
+        return self._engine
+
+    async def start(self) -> None:
+        """Connect and create the tables that don't exist yet."""
+        self._engine = make_engine(self.url, **self._engine_kwargs)
+        async with self._write() as conn:
+            await conn.run_sync(metadata.create_all)
+        log.info("eventstore_started", backend=self._engine.dialect.name)
+
+    async def close(self) -> None:
+        """Close every pooled connection."""
+        if self._engine is not None:
+            await self._engine.dispose()
+            self._engine = None
+
+    async def __aenter__(self) -> EventStore:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            async with conn.begin():
+                yield conn
+
+    async def append(
+        self,
+        room_id: str,
+        expected_seq: int,
+        events: Sequence[tuple[str, dict[str, Any]]],
+        action_id: str | None = None,
+    ) -> list[int]:
+        """Append ``(kind, payload)`` events from ``expected_seq`` on; return their seqs.
+
+        Raises :class:`StaleAppend` if ``expected_seq`` is taken,
+        :class:`SeqGap` if it is past the room's next seq, and
+        :class:`DuplicateAction` if ``action_id`` was already applied to
+        this room. Nothing is written when it raises.
+        """
+        if not events or expected_seq < 0:
+            raise ValueError("append needs at least one event and expected_seq >= 0")
+        seqs = list(range(expected_seq, expected_seq + len(events)))
+        now = datetime.now(UTC)
+        try:
+            async with self._write() as conn:
+                if action_id is not None:
+                    prior = await self._lookup(conn, room_id, action_id)
+                    if prior is not None:
+                        raise DuplicateAction(room_id, action_id, prior)
+                next_seq = await self._next_seq(conn, room_id)
+                if expected_seq < next_seq:
+                    raise StaleAppend(room_id, expected_seq, next_seq)
+                if expected_seq > next_seq:
+                    raise SeqGap(f"room {room_id}: append at {expected_seq}, next is {next_seq}")
+                await conn.execute(insert(room_events), [
+                    {"room_id": room_id, "seq": s, "kind": kind, "payload": _encode(payload),
+                     "created_at": now} for s, (kind, payload) in zip(seqs, events, strict=True)])
+                await conn.execute(insert(outbox), [
+                    {"room_id": room_id, "seq": s, "published": False} for s in seqs])
+                if action_id is not None:
+                    await conn.execute(insert(action_ids).values(
+                        room_id=room_id, action_id=action_id,
+                        first_seq=seqs[0], last_seq=seqs[-1]))
+        except IntegrityError:
+            # A concurrent writer committed first (PostgreSQL read committed).
+            prior = None if action_id is None else await self.lookup_action(room_id, action_id)
+            if prior is not None:
+                raise DuplicateAction(room_id, action_id, prior) from None
+            raise StaleAppend(room_id, expected_seq) from None
+        return seqs
+
+    async def _next_seq(self, conn: AsyncConnection, room_id: str) -> int:
+        head = await conn.scalar(
+            select(func.max(room_events.c.seq)).where(room_events.c.room_id == room_id))
+        return 0 if head is None else head + 1
+
+    async def _lookup(self, conn: AsyncConnection, room_id: str, action_id: str) -> list[int] | None:
+        row = (await conn.execute(
+            select(action_ids.c.first_seq, action_ids.c.last_seq).where(
+                action_ids.c.room_id == room_id, action_ids.c.action_id == action_id))).first()
+        return None if row is None else list(range(row.first_seq, row.last_seq + 1))
+
+    async def next_seq(self, room_id: str) -> int:
+        """The seq the room's next event will take (0 for a new room)."""
+        async with self.engine.connect() as conn:
+            return await self._next_seq(conn, room_id)
+
+    async def lookup_action(self, room_id: str, action_id: str) -> list[int] | None:
+        """The seqs written by ``action_id`` in ``room_id``, or None if never applied."""
+        async with self.engine.connect() as conn:
+            return await self._lookup(conn, room_id, action_id)
+
+    async def load(self, room_id: str, from_seq: int = 0, limit: int | None = None) -> list[StoredEvent]:
+        """The room's events with ``seq >= from_seq``, in order."""
+        query = (select(room_events)
+                 .where(room_events.c.room_id == room_id, room_events.c.seq >= from_seq)
+                 .order_by(room_events.c.seq).limit(limit))
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [StoredEvent(r.room_id, r.seq, r.kind, json.loads(r.payload), _utc(r.created_at))
+                for r in rows]
+
+    async def pending_outbox(self, limit: int = 500) -> list[OutboxEntry]:
+        """Unpublished events, oldest first (so in seq order within a room)."""
+        query = (select(outbox.c.id, outbox.c.room_id, outbox.c.seq,
+                        room_events.c.kind, room_events.c.payload)
+                 .join(room_events, (room_events.c.room_id == outbox.c.room_id)
+                       & (room_events.c.seq == outbox.c.seq))
+                 .where(outbox.c.published == False)  # noqa: E712 - SQL, not Python
+                 .order_by(outbox.c.id).limit(limit))
+        async with self.engine.connect() as conn:
+            rows = (await conn.execute(query)).all()
+        return [OutboxEntry(r.id, r.room_id, r.seq, r.kind, json.loads(r.payload)) for r in rows]
+
+    async def mark_published(self, ids: Sequence[int]) -> None:
+        """Mark outbox rows as published (after the broker acked them)."""
+        ids = list(ids)
+        async with self._write() as conn:
+            for start in range(0, len(ids), 1000):
+                await conn.execute(update(outbox).where(outbox.c.id.in_(ids[start:start + 1000]))
+                                   .values(published=true()))

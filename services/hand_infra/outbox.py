@@ -1,0 +1,202 @@
+"""From the event store to ``hand.room-events``: the outbox relay and the Deduper.
+
+The relay reads unpublished outbox rows oldest first, sends each event with
+key = room_id (so a room stays on one partition, in order) and value = JSON
+``{"room_id", "seq", "kind", "payload"}``, waits for the broker's acks
+(``acks="all"``) and only then marks the rows published. A crash between the
+ack and the mark re-publishes on restart: delivery is at-least-once, and
+consumers put a :class:`Deduper` in front of their handler.
+
+If a send fails, the relay marks nothing after it for that room, so the
+failed event and its successors go out again, in order, on the next pass.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any, Generic, TypeVar
+
+import structlog
+from aiokafka import AIOKafkaProducer
+
+from hand_infra.eventstore import EventStore, OutboxEntry
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import ROOM_EVENTS
+
+log = structlog.get_logger("hand_infra.outbox")
+
+T = TypeVar("T")
+
+
+def encode_event(entry: OutboxEntry) -> bytes:
+    """The ``hand.room-events`` message value for an outbox entry."""
+    return json.dumps({"room_id": entry.room_id, "seq": entry.seq, "kind": entry.kind,
+                       "payload": entry.payload}, ensure_ascii=False,
+                      separators=(",", ":")).encode()
+
+
+def decode_event(value: bytes) -> dict[str, Any]:
+    """Inverse of :func:`encode_event`."""
+    return json.loads(value)
+
+
+class OutboxRelay:
+    """A task that publishes the store's outbox to ``topic``, in order per room.
+
+    ``async with OutboxRelay(store, settings):`` starts the producer and the
+    loop; :meth:`notify` wakes it right after an append (otherwise it polls
+    every ``idle_interval`` s). :meth:`publish_pending` runs one pass.
+    """
+
+    def __init__(self, store: EventStore, settings: KafkaSettings, topic: str = ROOM_EVENTS,
+                 batch_size: int = 500, idle_interval: float = 0.05,
+                 retry_interval: float = 0.5) -> None:
+        self.store, self.settings, self.topic = store, settings, topic
+        self.batch_size, self.idle_interval, self.retry_interval = (
+            batch_size, idle_interval, retry_interval)
+        self._producer: AIOKafkaProducer | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._wake = asyncio.Event()
+        self._stopping = False
+        self.published = 0
+
+    async def start(self, run: bool = True) -> None:
+        """Start the producer and, if ``run``, the relay loop."""
+        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        await self._producer.start()
+        if run:
+            self._task = asyncio.create_task(self._loop(), name="outbox-relay")
+
+    async def stop(self, timeout: float = 5.0) -> None:
+        """Finish the pass in flight (up to ``timeout`` s), then stop the producer."""
+        self._stopping = True
+        self._wake.set()
+        if self._task is not None:
+            # On timeout wait_for cancels the pass; its unmarked rows go out again later.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._task, timeout)
+            self._task = None
+        if self._producer is not None:
+            await self._producer.stop()
+            self._producer = None
+
+    async def __aenter__(self) -> OutboxRelay:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.stop()
+
+    def notify(self) -> None:
+        """Wake the loop now (call after an append)."""
+        self._wake.set()
+
+    async def _loop(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                count = await self.publish_pending()
+            except Exception:  # keep relaying; the rows stay pending
+                log.exception("relay_pass_failed")
+                count, delay = 0, self.retry_interval
+            else:
+                delay = 0 if count >= self.batch_size else self.idle_interval
+            if delay and not self._stopping:
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), delay)
+
+    async def publish_pending(self) -> int:
+        """Publish one batch of the outbox; return how many rows were marked."""
+        if self._producer is None:
+            raise RuntimeError("relay not started")
+        entries = await self.store.pending_outbox(self.batch_size)
+        if not entries:
+            return 0
+        sent: list[tuple[OutboxEntry, asyncio.Future[Any]]] = []
+        blocked: set[str] = set()
+        for entry in entries:
+            if entry.room_id in blocked:
+                continue
+            try:
+                future = await self._producer.send(
+                    self.topic, key=entry.room_id.encode(), value=encode_event(entry))
+            except Exception as exc:  # e.g. no metadata in time; retried next pass
+                log.warning("relay_send_failed", room_id=entry.room_id, seq=entry.seq, error=str(exc))
+                blocked.add(entry.room_id)
+                continue
+            sent.append((entry, future))
+        results = await asyncio.gather(*(f for _, f in sent), return_exceptions=True)
+        acked: list[int] = []
+        for (entry, _), result in zip(sent, results, strict=True):
+            if entry.room_id in blocked:
+                continue
+            if isinstance(result, BaseException):
+                log.warning("relay_ack_failed", room_id=entry.room_id, seq=entry.seq,
+                            error=str(result))
+                blocked.add(entry.room_id)
+                continue
+            acked.append(entry.id)
+        if acked:
+            await self.store.mark_published(acked)
+            self.published += len(acked)
+        log.debug("relay_pass", acked=len(acked), blocked_rooms=len(blocked))
+        if blocked:
+            raise RuntimeError(f"publishing failed for {len(blocked)} room(s); will retry")
+        return len(acked)
+
+
+class Deduper(Generic[T]):
+    """Turns an at-least-once stream into exactly-once, in order, per room.
+
+    :meth:`offer` takes one delivered event and returns the events now ready,
+    in seq order: none for a duplicate (seq already passed) or for an event
+    ahead of a gap (held until the gap fills), several when a gap closes.
+    ``from_start=True`` expects every room from seq 0; otherwise a room's
+    first delivered seq is where it starts. :meth:`seed` sets a room's next
+    seq, e.g. from the consumer's own tracking records after a restart.
+    """
+
+    def __init__(self, from_start: bool = True) -> None:
+        self.from_start = from_start
+        self._next: dict[str, int] = {}
+        self._held: dict[str, dict[int, T]] = {}
+        self.duplicates = 0
+
+    def seed(self, room_id: str, next_seq: int) -> None:
+        """Expect ``next_seq`` next for ``room_id``."""
+        self._next[room_id] = next_seq
+
+    def next_seq(self, room_id: str) -> int | None:
+        """The seq expected next for ``room_id`` (None if never seen)."""
+        return self._next.get(room_id)
+
+    def waiting(self) -> dict[str, tuple[int, int]]:
+        """Rooms held up by a gap: ``room_id -> (next expected, lowest held)``."""
+        return {room: (self._next[room], min(held)) for room, held in self._held.items() if held}
+
+    def forget(self, room_id: str) -> None:
+        """Drop a finished room's state."""
+        self._next.pop(room_id, None)
+        self._held.pop(room_id, None)
+
+    def offer(self, room_id: str, seq: int, item: T) -> list[T]:
+        """Take one delivered event; return those now ready, in order."""
+        expected = self._next.setdefault(room_id, 0 if self.from_start else seq)
+        if seq < expected:
+            self.duplicates += 1
+            return []
+        held = self._held.setdefault(room_id, {})
+        if seq in held:
+            self.duplicates += 1
+            return []
+        held[seq] = item
+        ready: list[T] = []
+        while expected in held:
+            ready.append(held.pop(expected))
+            expected += 1
+        self._next[room_id] = expected
+        if not held:
+            del self._held[room_id]
+        return ready

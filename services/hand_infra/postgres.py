@@ -1,0 +1,180 @@
+"""A throwaway PostgreSQL server for tests and development.
+
+Runs the machine's ``initdb`` and ``postgres`` (found on ``PATH`` or under
+``/usr/lib/postgresql/*/bin``) in a temporary directory: trust auth for user
+``hand``, 127.0.0.1 on a free port, the unix socket in the temp dir, and no
+fsync (it is thrown away). PostgreSQL refuses to run as root, so as root the
+server runs as the ``postgres`` user if it exists, else ``nobody``, and the
+temp dir is given to that user.
+
+    with TempPostgres() as pg:
+        url = pg.url   # postgresql+asyncpg://hand@127.0.0.1:PORT/postgres
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+import pwd
+import shutil
+import signal
+import subprocess
+import tempfile
+import weakref
+from pathlib import Path
+
+import structlog
+
+from hand_infra import _proc
+
+log = structlog.get_logger("hand_infra.postgres")
+
+USER = "hand"
+
+
+def pg_binary(name: str) -> str:
+    """Full path of a PostgreSQL server program (``initdb``, ``postgres``)."""
+    found = shutil.which(name) or next(
+        iter(sorted(glob.glob(f"/usr/lib/postgresql/*/bin/{name}"), reverse=True)), None)
+    if found is None:
+        raise FileNotFoundError(f"PostgreSQL program {name!r} not found")
+    return found
+
+
+def _run_as() -> pwd.struct_passwd | None:
+    """The unprivileged account to run as when we are root, else None."""
+    if os.geteuid() != 0:
+        return None
+    for name in ("postgres", "nobody"):
+        try:
+            return pwd.getpwnam(name)
+        except KeyError:
+            continue
+    raise RuntimeError("running as root and no 'postgres' or 'nobody' user to run PostgreSQL")
+
+
+def _cleanup(proc: subprocess.Popen | None, tmp: Path) -> None:
+    if proc is not None and proc.poll() is None:
+        _proc.stop_process(proc, signal.SIGQUIT, timeout=5.0, what="postgres")
+    shutil.rmtree(tmp, ignore_errors=True)
+
+
+class TempPostgres:
+    """One PostgreSQL server in a temp dir; removed with its data on stop."""
+
+    def __init__(self, start_timeout: float = 30.0, stop_timeout: float = 10.0) -> None:
+        self.start_timeout, self.stop_timeout = start_timeout, stop_timeout
+        self.port: int | None = None
+        self._tmp: Path | None = None
+        self._proc: subprocess.Popen | None = None
+        self._finalizer: weakref.finalize | None = None
+
+    @property
+    def url(self) -> str:
+        """SQLAlchemy URL of the ``postgres`` database (asyncpg driver)."""
+        return self.url_for("postgres")
+
+    def url_for(self, database: str) -> str:
+        """SQLAlchemy URL of ``database`` on this server."""
+        if self.port is None:
+            raise RuntimeError("postgres not started")
+        return f"postgresql+asyncpg://{USER}@127.0.0.1:{self.port}/{database}"
+
+    def _ready(self) -> bool:
+        # pg_ctl's own test: line 8 of postmaster.pid says "ready", then TCP.
+        try:
+            lines = (self._tmp / "data" / "postmaster.pid").read_text().splitlines()
+        except (FileNotFoundError, PermissionError):
+            return False
+        return (len(lines) >= 8 and lines[7].strip() == "ready"
+                and _proc.accepts_connections("127.0.0.1", self.port))
+
+    def start(self) -> None:
+        """initdb, start the server, wait until it accepts connections."""
+        user = _run_as()
+        ids = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        base = tempfile.gettempdir()
+        if user is not None and not os.stat(base).st_mode & 0o001:
+            base = "/tmp"  # the server's user must be able to enter the parent
+        self._tmp = Path(tempfile.mkdtemp(prefix="hand-pg-", dir=base))
+        if user is not None:
+            os.chown(self._tmp, user.pw_uid, user.pw_gid)
+        self._finalizer = weakref.finalize(self, _cleanup, None, self._tmp)
+        data, log_path = self._tmp / "data", self._tmp / "postgres.log"
+        env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+        initdb = subprocess.run(
+            [pg_binary("initdb"), "-D", str(data), "-U", USER, "--auth=trust", "-E", "UTF8",
+             "--locale=C", "--no-sync", "--no-instructions"],
+            cwd=self._tmp, env=env, capture_output=True, text=True, **ids)
+        if initdb.returncode != 0:
+            raise _proc.ProcessStartError(f"initdb failed: {initdb.stderr[-2000:]}")
+        for _ in range(3):  # a free port can be taken before we bind it
+            self.port = _proc.free_port()
+            with open(log_path, "ab") as out:
+                self._proc = subprocess.Popen(
+                    [pg_binary("postgres"), "-D", str(data), "-p", str(self.port),
+                     "-k", str(self._tmp), "-c", "listen_addresses=127.0.0.1",
+                     "-c", "fsync=off", "-c", "synchronous_commit=off",
+                     "-c", "full_page_writes=off", "-c", "max_connections=200"],
+                    cwd=self._tmp, env=env, stdin=subprocess.DEVNULL, stdout=out,
+                    stderr=subprocess.STDOUT, **ids)
+            self._finalizer.detach()
+            self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._tmp)
+            try:
+                took = _proc.wait_ready(self._proc, self._ready, self.start_timeout,
+                                        "postgres", log_path)
+            except _proc.ProcessStartError:
+                if self._proc.poll() is None or "could not bind" not in _proc.log_tail(log_path):
+                    raise
+                continue
+            log.info("postgres_started", port=self.port, pid=self._proc.pid,
+                     run_as=user.pw_name if user else None, ready_ms=round(took * 1000, 1))
+            return
+        raise _proc.ProcessStartError("postgres: no free port after 3 attempts")
+
+    def stop(self) -> None:
+        """Fast shutdown (SIGINT; SIGKILL after ``stop_timeout``), delete the files."""
+        if self._proc is not None:
+            took = _proc.stop_process(self._proc, signal.SIGINT, self.stop_timeout, "postgres")
+            log.info("postgres_stopped", port=self.port, stop_ms=round(took * 1000, 1))
+            self._proc = None
+        if self._finalizer is not None:
+            self._finalizer()
+            self._finalizer = None
+
+    def __enter__(self) -> TempPostgres:
+        try:
+            self.start()
+        except BaseException:
+            self.stop()
+            raise
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+async def _execute(server_url: str, sql: str) -> None:
+    import asyncpg
+    from sqlalchemy.engine import make_url
+
+    url = make_url(server_url)
+    conn = await asyncpg.connect(host=url.host, port=url.port, user=url.username,
+                                 password=url.password, database=url.database)
+    try:
+        await conn.execute(sql)
+    finally:
+        await conn.close()
+
+
+async def create_database(server_url: str, name: str) -> str:
+    """Create database ``name`` on the server of ``server_url``; return its URL."""
+    from sqlalchemy.engine import make_url
+
+    await _execute(server_url, f'CREATE DATABASE "{name}"')
+    return make_url(server_url).set(database=name).render_as_string(hide_password=False)
+
+
+async def drop_database(server_url: str, name: str) -> None:
+    """Drop database ``name`` (closing its sessions) on ``server_url``'s server."""
+    await _execute(server_url, f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

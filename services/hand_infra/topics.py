@@ -1,0 +1,80 @@
+"""The project's Kafka topics, created explicitly with the admin client.
+
+Brokers that auto-create topics pick their own partition count (Tansu: 4),
+so every service calls :func:`ensure_topics` at start-up. It is idempotent:
+existing topics are left as they are (their partition count is not changed;
+Tansu has no CreatePartitions). Works unchanged against Apache Kafka.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+import structlog
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.errors import for_code
+
+from hand_infra.settings import KafkaSettings
+
+log = structlog.get_logger("hand_infra.topics")
+
+ROOM_COMMANDS = "hand.room-commands"
+"""Client and bot actions for a room; key = room_id; the partition owner owns the room."""
+ROOM_EVENTS = "hand.room-events"
+"""Accepted events from the outbox relay; key = room_id; value = JSON."""
+BOT_REQUESTS = "hand.bot-requests"
+"""A bot seat's private view and the ruleset, for the bot service."""
+PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, BOT_REQUESTS)
+
+TOPIC_ALREADY_EXISTS = 36
+
+
+async def ensure_topics(
+    settings: KafkaSettings,
+    names: Iterable[str] = PROJECT_TOPICS,
+    partitions: int | None = None,
+) -> list[str]:
+    """Create the topics in ``names`` that don't exist; return those created.
+
+    ``partitions`` defaults to ``settings.partitions`` (``HAND_KAFKA_PARTITIONS``).
+    A concurrent creator winning the race counts as "exists", not an error.
+    """
+    names = list(dict.fromkeys(names))
+    count = partitions or settings.partitions
+    admin = AIOKafkaAdminClient(**settings.admin_kwargs())
+    await admin.start()
+    try:
+        existing = set(await admin.list_topics())
+        missing = [n for n in names if n not in existing]
+        if not missing:
+            return []
+        response = await admin.create_topics(
+            [NewTopic(n, count, settings.replication_factor) for n in missing]
+        )
+    finally:
+        await admin.close()
+    created = []
+    for name, code, message in response.topic_errors:
+        if code == 0:
+            created.append(name)
+        elif code != TOPIC_ALREADY_EXISTS:
+            raise for_code(code)(f"create topic {name}: {message}")
+    log.info("topics_created", topics=created, partitions=count)
+    return created
+
+
+async def topic_partitions(settings: KafkaSettings, name: str) -> int:
+    """The number of partitions of topic ``name`` (0 if it does not exist).
+
+    Lists topics first: a metadata request for a missing topic makes brokers
+    with auto-creation on (Tansu, Kafka's default) create it.
+    """
+    admin = AIOKafkaAdminClient(**settings.admin_kwargs())
+    await admin.start()
+    try:
+        if name not in await admin.list_topics():
+            return 0
+        [info] = await admin.describe_topics([name])
+    finally:
+        await admin.close()
+    return 0 if info["error_code"] else len(info["partitions"])

@@ -1,0 +1,180 @@
+"""Embedded Tansu, explicit topics, and the outbox relay against a real broker."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+import time
+from typing import Any
+
+import pytest
+from aiokafka import AIOKafkaConsumer
+
+from hand_infra._proc import ProcessStartError, port_is_free, stop_process
+from hand_infra.broker import TansuBroker, kafka_broker
+from hand_infra.eventstore import EventStore
+from hand_infra.outbox import Deduper, OutboxRelay, decode_event
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import PROJECT_TOPICS, ensure_topics, topic_partitions
+
+
+async def test_tansu_starts_on_loopback_and_frees_its_port_on_stop() -> None:
+    async with TansuBroker() as broker:
+        host, port = broker.bootstrap_servers.split(":")
+        assert host == "127.0.0.1" and broker.running
+        socket.create_connection((host, int(port)), timeout=1).close()
+    assert not broker.running
+    assert port_is_free(host, int(port))
+
+
+def test_the_sync_context_manager_starts_and_stops_tansu_too() -> None:
+    with TansuBroker() as broker:
+        assert broker.running
+    assert not broker.running
+
+
+def test_a_taken_port_is_refused_before_tansu_starts() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        with pytest.raises(ProcessStartError, match="in use"):
+            TansuBroker(port=taken.getsockname()[1]).start_sync()
+
+
+def test_a_child_that_ignores_sigterm_is_killed_after_the_timeout() -> None:
+    child = subprocess.Popen([sys.executable, "-c",
+                              "import signal, time; signal.signal(signal.SIGTERM, signal.SIG_IGN);"
+                              " print('ok', flush=True); time.sleep(60)"], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout.readline() == b"ok\n"  # the handler is in place
+        took = stop_process(child, signal.SIGTERM, timeout=0.3, what="stubborn")
+    finally:
+        child.stdout.close()
+    assert child.returncode == -signal.SIGKILL and 0.3 <= took < 5
+
+
+async def test_a_configured_broker_is_used_instead_of_starting_tansu(broker: KafkaSettings) -> None:
+    async with kafka_broker(broker) as settings:
+        assert settings == broker
+
+
+async def test_topics_are_created_once_with_the_configured_partitions(
+    broker: KafkaSettings, unique: str
+) -> None:
+    names = [f"{name}.{unique}" for name in PROJECT_TOPICS]
+    assert sorted(await ensure_topics(broker, names)) == sorted(names)
+    assert await ensure_topics(broker, names) == []
+    assert {await topic_partitions(broker, n) for n in names} == {broker.partitions}
+    assert await ensure_topics(broker, [f"odd.{unique}"], partitions=3) == [f"odd.{unique}"]
+    assert await topic_partitions(broker, f"odd.{unique}") == 3
+    assert await topic_partitions(broker, f"missing.{unique}") == 0
+
+
+async def consume(settings: KafkaSettings, topic: str, group: str, deduper: Deduper[dict],
+                  want_ready: int, want_raw: int, timeout: float = 20.0
+                  ) -> tuple[list[dict], list[dict]]:
+    """Read ``topic`` in ``group`` until enough events arrived; return (raw, deduped)."""
+    consumer = AIOKafkaConsumer(topic, **settings.consumer_kwargs(group))
+    await consumer.start()
+    raw: list[dict[str, Any]] = []
+    ready: list[dict[str, Any]] = []
+    deadline = time.monotonic() + timeout
+    try:
+        while len(ready) < want_ready or len(raw) < want_raw:
+            assert time.monotonic() < deadline, (len(raw), len(ready), deduper.waiting())
+            batch = await consumer.getmany(timeout_ms=100)
+            for messages in batch.values():
+                for message in messages:
+                    event = decode_event(message.value)
+                    assert message.key == event["room_id"].encode()
+                    raw.append(event)
+                    ready += deduper.offer(event["room_id"], event["seq"], event)
+        await consumer.commit()
+    finally:
+        await consumer.stop()
+    return raw, ready
+
+
+def by_room(events: list[dict]) -> dict[str, list[int]]:
+    rooms: dict[str, list[int]] = {}
+    for event in events:
+        rooms.setdefault(event["room_id"], []).append(event["seq"])
+    return rooms
+
+
+async def append_rounds(store: EventStore, rooms: list[str], rounds: int) -> int:
+    """Interleave appends of 1–3 events to each room, ``rounds`` times; return the count."""
+    count = 0
+    for r in range(rounds):
+        for i, room in enumerate(rooms):
+            size = 1 + (r + i) % 3
+            seq = await store.next_seq(room)
+            await store.append(room, seq, [("Played", {"round": r, "k": k}) for k in range(size)])
+            count += size
+    return count
+
+
+async def test_the_relay_delivers_every_event_once_and_in_order_per_room(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(6)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=5)
+    async with OutboxRelay(store, broker, topic=topic, batch_size=16) as relay:
+        total += await append_rounds(store, rooms, rounds=2)  # while the relay runs
+        relay.notify()
+        deduper: Deduper[dict] = Deduper()
+        raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
+    assert relay.published == total == len(raw)
+    assert deduper.duplicates == 0
+    assert by_room(ready) == {room: [e.seq for e in await store.load(room)] for room in rooms}
+    assert by_room(raw) == by_room(ready)  # already in order on the wire
+    assert await store.pending_outbox() == []
+
+
+async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothing(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(3)]
+    await ensure_topics(broker, [topic], partitions=4)
+    await append_rounds(store, rooms, rounds=6)  # 36 events
+    total = len(await store.pending_outbox(limit=10_000))
+
+    class CrashAfterFirstMark:
+        """The store seen by a relay that dies after acks, before its second mark."""
+
+        def __init__(self) -> None:
+            self.marks = 0
+
+        async def pending_outbox(self, limit: int) -> list:
+            return await store.pending_outbox(limit)
+
+        async def mark_published(self, ids: list[int]) -> None:
+            self.marks += 1
+            if self.marks > 1:
+                raise RuntimeError("crashed before marking")
+            await store.mark_published(ids)
+
+    first = OutboxRelay(CrashAfterFirstMark(), broker, topic=topic, batch_size=10)  # type: ignore[arg-type]
+    await first.start(run=False)
+    try:
+        assert await first.publish_pending() == 10
+        with pytest.raises(RuntimeError, match="crashed"):
+            await first.publish_pending()  # published 10 more, never marked
+    finally:
+        await first.stop()
+    assert len(await store.pending_outbox(limit=10_000)) == total - 10
+
+    await append_rounds(store, rooms, rounds=1)  # more arrives while no relay runs
+    total += 6
+    async with OutboxRelay(store, broker, topic=topic, batch_size=10) as second:
+        deduper: Deduper[dict] = Deduper()
+        raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total + 10)
+    assert second.published == total - 10
+    assert deduper.duplicates == 10 and len(raw) == total + 10
+    stored = {room: [e.seq for e in await store.load(room)] for room in rooms}
+    assert by_room(ready) == stored
+    assert len({(e["room_id"], e["seq"]) for e in ready}) == len(ready) == total
+    assert await store.pending_outbox() == []
