@@ -58,14 +58,23 @@ def hand_total(cards: Iterable[int], joker_in_hand: int = 15) -> int:
     return sum(hand_value(c, joker_in_hand) for c in cards)
 
 
-def format_card(card: int, always_copy: bool = False) -> str:
-    """``10H``, ``AS``, ``JK``; copy #2 (and JK#2) get a ``#2`` suffix."""
-    check_card(card)
+def _format(card: int) -> str:
     if card >= 104:
         base, copy = "JK", card - 103
     else:
         base, copy = RANKS[card % 13] + SUITS[(card % 52) // 13], card // 52 + 1
-    return f"{base}#{copy}" if (copy == 2 or always_copy) else base
+    return f"{base}#{copy}" if copy == 2 else base
+
+
+_TEXT = tuple(_format(c) for c in range(N_CARDS))
+
+
+def format_card(card: int, always_copy: bool = False) -> str:
+    """``10H``, ``AS``, ``JK``; copy #2 (and JK#2) get a ``#2`` suffix."""
+    if type(card) is not int or not 0 <= card < N_CARDS:
+        check_card(card)
+    text = _TEXT[card]
+    return text + "#1" if always_copy and "#" not in text else text
 
 
 def parse_card(text: str) -> int:

@@ -8,7 +8,7 @@ is untouched. RULES.md §3-§8.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import replace
+from ._fast import evolve as replace
 from typing import Sequence
 
 from . import melds as M
@@ -135,6 +135,8 @@ def _restricted(state: RoundState, cards: Sequence[int]) -> None:
 # ------------------------------------------------------------------ draw/take
 def _draw_stock(state: RoundState, action: DrawStock) -> tuple[RoundState, tuple[Event, ...]]:
     t = state.turn
+    if t.opening_discard:
+        raise refuse(Code.OPENING_DISCARD_ONLY, "the starter's first turn is a discard only")
     if t.phase != "draw":
         raise refuse(Code.WRONG_PHASE, "you have already drawn")
     card = state.stock[0]
@@ -146,6 +148,8 @@ def _draw_stock(state: RoundState, action: DrawStock) -> tuple[RoundState, tuple
 
 def _take(state: RoundState, action: TakeDiscard) -> tuple[RoundState, tuple[Event, ...]]:
     t = state.turn
+    if t.opening_discard:
+        raise refuse(Code.OPENING_DISCARD_ONLY, "the starter's first turn is a discard only")
     if t.phase != "draw":
         raise refuse(Code.WRONG_PHASE, "you have already drawn")
     if t.took:
@@ -169,11 +173,13 @@ def _take(state: RoundState, action: TakeDiscard) -> tuple[RoundState, tuple[Eve
 
 def _return(state: RoundState, action: ReturnTake | None = None) -> tuple[RoundState, tuple[Event, ...]]:
     t = state.turn
-    if t.taken is None or t.taken not in _hand(state):
+    if t.taken is None:
         raise refuse(Code.NO_ACTIVE_TAKE, "there is no take to return")
     policy = state.options.take_return
     if policy == "never" or (policy == "until_met" and t.take_final):
         raise refuse(Code.TAKE_NOT_RETURNABLE, "this take is final")
+    if t.taken not in _hand(state):
+        raise refuse(Code.TAKE_NOT_RETURNABLE, "the taken card has left your hand")
     card = t.taken
     state = _set_seat(state, t.seat, hand=_remove(_hand(state), [card]))
     turn = replace(t, phase="draw", taken=None, take_met=False, take_final=False, discard_only=False)
