@@ -16,7 +16,7 @@ HAND_SIZE = 14
 
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     d = tuple(deck)
-    if len(d) != N_CARDS or sorted(d) != list(range(N_CARDS)):
+    if any(type(c) is not int for c in d) or len(d) != N_CARDS or sorted(d) != list(range(N_CARDS)):
         raise refuse(Code.INVALID_ARGUMENT, "a deck order lists each of the 106 card ids once")
     return d
 
@@ -31,6 +31,8 @@ def start_round(
     round_no: int = 1,
 ) -> tuple[RoundState, tuple[Event, ...]]:
     """Deal a round from ``seed`` (or an explicit ``deck`` order)."""
+    if type(n_seats) is not int:
+        raise refuse(Code.INVALID_ARGUMENT, "the number of seats must be an integer")
     options.check_players(n_seats)
     if type(seed) is not int or not 0 <= seed < 2**64:
         raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)")
