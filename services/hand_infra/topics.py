@@ -24,7 +24,9 @@ ROOM_EVENTS = "hand.room-events"
 """Accepted events from the outbox relay; key = room_id; value = JSON."""
 BOT_REQUESTS = "hand.bot-requests"
 """A bot seat's private view and the ruleset, for the bot service."""
-PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, BOT_REQUESTS)
+ROOM_REPLIES = "hand.room-replies"
+"""Outcomes of room commands for the instance that sent them; key = that instance's id."""
+PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, BOT_REQUESTS, ROOM_REPLIES)
 
 TOPIC_ALREADY_EXISTS = 36
 

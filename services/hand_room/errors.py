@@ -1,0 +1,39 @@
+"""Room-level refusals with stable codes (extending the engine's rule codes)."""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+
+class RoomCode(enum.Enum):
+    ROOM_NOT_FOUND = "ROOM_NOT_FOUND"
+    ROOM_EXISTS = "ROOM_EXISTS"
+    ROOM_FULL = "ROOM_FULL"
+    SEAT_TAKEN = "SEAT_TAKEN"
+    SEAT_TOKEN_INVALID = "SEAT_TOKEN_INVALID"
+    NOT_HOST = "NOT_HOST"
+    MATCH_STARTED = "MATCH_STARTED"
+    MATCH_NOT_STARTED = "MATCH_NOT_STARTED"
+    NOT_ENOUGH_PLAYERS = "NOT_ENOUGH_PLAYERS"
+    STALE_ACTION = "STALE_ACTION"
+    ACTION_ID_REUSED = "ACTION_ID_REUSED"
+    ROOM_UNAVAILABLE = "ROOM_UNAVAILABLE"
+
+
+#: codes that mean "the request itself is malformed" (gRPC INVALID_ARGUMENT)
+INVALID = {"INVALID_ARGUMENT", "INVALID_OPTIONS", "INVALID_STATE", "UNKNOWN_CARD",
+           "DUPLICATE_CARD", "STAGING_OVERLAP", "ACTION_ID_REUSED"}
+NOT_FOUND = {"ROOM_NOT_FOUND"}
+PERMISSION = {"SEAT_TOKEN_INVALID", "NOT_HOST"}
+UNAVAILABLE = {"ROOM_UNAVAILABLE"}
+
+
+class RoomError(Exception):
+    """A refused room command; nothing changed."""
+
+    def __init__(self, code: RoomCode | str, detail: str = "", **params: Any) -> None:
+        self.code = code.value if isinstance(code, RoomCode) else code
+        self.detail = detail
+        self.params = params
+        super().__init__(f"{self.code}: {detail}")

@@ -1,0 +1,65 @@
+"""A projection of rooms for listing and for re-arming timers after a fail-over.
+
+Kept in the event store's database, updated after each append (it is a
+projection: the events stay the source of truth, and a missed update is
+repaired by the room's next event).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import Boolean, Column, Float, Integer, MetaData, String, Table, select
+from sqlalchemy.dialects.postgresql import insert as pg_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from .model import Room
+
+metadata = MetaData()
+
+rooms = Table(
+    "room_index", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("code", String(16), nullable=False, index=True),
+    Column("public", Boolean, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("preset", String(32), nullable=False),
+    Column("seats", Integer, nullable=False),
+    Column("free_seats", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+)
+
+
+class RoomIndex:
+    def __init__(self, engine: AsyncEngine) -> None:
+        self.engine = engine
+
+    async def start(self) -> None:
+        async with self.engine.begin() as conn:
+            await conn.run_sync(metadata.create_all)
+
+    async def upsert(self, room: Room) -> None:
+        row = {"room_id": room.room_id, "code": room.code, "public": room.public,
+               "status": room.status, "preset": room.preset, "seats": room.n,
+               "free_seats": len(room.free_seats()), "created_at": room.created_at}
+        dialect = self.engine.dialect.name
+        ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(rooms).values(**row)
+        stmt = ins.on_conflict_do_update(index_elements=["room_id"], set_={
+            k: v for k, v in row.items() if k != "room_id"})
+        async with self.engine.begin() as conn:
+            await conn.execute(stmt)
+
+    async def by_code(self, code: str) -> str | None:
+        async with self.engine.connect() as conn:
+            return await conn.scalar(select(rooms.c.room_id).where(rooms.c.code == code.upper()))
+
+    async def public_open(self, limit: int = 50, offset: int = 0) -> list[dict]:
+        q = (select(rooms).where(rooms.c.public.is_(True), rooms.c.status == "waiting",
+                                 rooms.c.free_seats > 0)
+             .order_by(rooms.c.created_at.desc()).limit(limit).offset(offset))
+        async with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in (await conn.execute(q)).all()]
+
+    async def active(self) -> list[str]:
+        q = select(rooms.c.room_id).where(rooms.c.status != "finished")
+        async with self.engine.connect() as conn:
+            return [r[0] for r in (await conn.execute(q)).all()]

@@ -1,0 +1,63 @@
+"""The room aggregate: immutable, rebuilt as a fold of the room's stored events."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from hand_engine import MatchState, Options, RoundState
+
+
+@dataclass(frozen=True)
+class SeatSlot:
+    kind: str = "empty"  # "empty" | "human" | "bot"
+    player_id: str = ""
+    name: str = ""
+    token_hash: str = ""  # sha256 of the seat token (the token itself is never stored)
+    bot_level: str = ""  # a bot seat's level; for a human seat, the stand-in bot's
+    away: bool = False  # a human seat currently played by a bot
+    timeouts: int = 0  # consecutive expired turns
+
+
+@dataclass(frozen=True)
+class Room:
+    room_id: str
+    code: str
+    public: bool
+    preset: str
+    overrides: dict[str, Any]
+    options: Options
+    turn_seconds: float
+    seats: tuple[SeatSlot, ...]
+    host_seat: int = 0
+    status: str = "waiting"  # "waiting" | "playing" | "finished"
+    match: MatchState | None = None
+    round: RoundState | None = None
+    seq: int = 0  # the seq the next stored event takes
+    turn_started_at: float = 0.0  # when the current turn started (event time)
+    created_at: float = 0.0
+    action_ids: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
+
+    @property
+    def n(self) -> int:
+        return len(self.seats)
+
+    def free_seats(self) -> list[int]:
+        return [i for i, s in enumerate(self.seats) if s.kind == "empty"]
+
+    def seat_of_token(self, token_hash: str) -> int | None:
+        if not token_hash:
+            return None
+        for i, s in enumerate(self.seats):
+            if s.kind == "human" and s.token_hash == token_hash:
+                return i
+        return None
+
+    def seat_to_move(self) -> int | None:
+        if self.status != "playing" or self.round is None or self.round.result is not None:
+            return None
+        return self.round.turn.seat
+
+    def bot_controls(self, seat: int) -> bool:
+        s = self.seats[seat]
+        return s.kind == "bot" or (s.kind == "human" and s.away)

@@ -1,0 +1,30 @@
+"""How the room owner reaches the rules: in-process engine or the rules service."""
+
+from __future__ import annotations
+
+from typing import Any, Protocol, Sequence
+
+import hand_engine as eng
+from hand_engine import Action, Options, RoundState
+
+
+class RulesPort(Protocol):
+    async def start_round(self, options: Options, n: int, *, seed: int, dealer: int | None,
+                          round_no: int) -> tuple[RoundState, Sequence[Any]]: ...
+
+    async def apply(self, state: RoundState, seat: int, action: Action) -> tuple[RoundState, Sequence[Any]]: ...
+
+    async def auto_turn(self, state: RoundState) -> list[Action]: ...
+
+
+class LocalRules:
+    """The engine called in-process (unit tests, single-process deployments)."""
+
+    async def start_round(self, options, n, *, seed, dealer, round_no):
+        return eng.start_round(options, n, seed=seed, dealer=dealer, round_no=round_no)
+
+    async def apply(self, state, seat, action):
+        return eng.apply(state, seat, action)
+
+    async def auto_turn(self, state):
+        return eng.auto_turn(state)
