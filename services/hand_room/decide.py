@@ -108,7 +108,7 @@ async def decide(room: Room | None, cmd: dict[str, Any], now: float, rules: Rule
             raise RoomError(RoomCode.STALE_ACTION, "the room has moved on since that view",
                             seq=room.seq)
         if room.seats[seat].away:
-            d.add("seat_back", {"seat": seat}, now)
+            d.add("seat_back", {"seat": seat, "at": now}, now)
         await _move(d, rules, seat, action_from_json(p["action"]), "player", now, cmd.get("action_id"))
     elif kind == "timeout":
         _playing(room)
@@ -140,9 +140,10 @@ async def decide(room: Room | None, cmd: dict[str, Any], now: float, rules: Rule
     elif kind == "presence":
         seat = _seat_of(room, cmd)
         s = room.seats[seat]
-        if p["connected"] and s.away:
-            d.add("seat_back", {"seat": seat}, now)
-        elif not p["connected"] and not s.away and room.status == "playing":
+        at = float(p.get("at", now))
+        if p["connected"]:
+            d.add("seat_back" if s.away else "seat_connected", {"seat": seat, "at": at}, now)
+        elif not s.away and room.status == "playing" and at >= s.connected_at:
             d.add("seat_away", {"seat": seat, "reason": "disconnected", "bot_level": "middle"}, now)
     else:
         raise RoomError("INVALID_ARGUMENT", f"unknown command {kind!r}")

@@ -54,7 +54,10 @@ def _apply(room: Room, kind: str, p: dict[str, Any], at: float, hint: Any) -> Ro
     if kind == "seat_away":
         return _seat(room, p["seat"], away=True, bot_level=p.get("bot_level", "beginner"))
     if kind == "seat_back":
-        return _seat(room, p["seat"], away=False, timeouts=0)
+        return _seat(room, p["seat"], away=False, timeouts=0,
+                     connected_at=p.get("at", room.seats[p["seat"]].connected_at))
+    if kind == "seat_connected":
+        return _seat(room, p["seat"], connected_at=p["at"])
     if kind == "turn_timed_out":
         s = room.seats[p["seat"]]
         return _seat(room, p["seat"], timeouts=s.timeouts + 1)

@@ -17,6 +17,7 @@ class SeatSlot:
     bot_level: str = ""  # a bot seat's level; for a human seat, the stand-in bot's
     away: bool = False  # a human seat currently played by a bot
     timeouts: int = 0  # consecutive expired turns
+    connected_at: float = 0.0  # when the player's latest Watch stream opened
 
 
 @dataclass(frozen=True)

@@ -28,3 +28,65 @@ class LocalRules:
 
     async def auto_turn(self, state):
         return eng.auto_turn(state)
+
+
+class GrpcRules:
+    """The stateless rules service over gRPC (any replica answers any call)."""
+
+    def __init__(self, address: str, max_message_bytes: int = 4 * 1024 * 1024) -> None:
+        import grpc
+
+        from hand.v1 import rules_service_pb2_grpc
+
+        opts = [("grpc.max_receive_message_length", max_message_bytes),
+                ("grpc.max_send_message_length", max_message_bytes),
+                ("grpc.lb_policy_name", "round_robin")]
+        self._channel = grpc.aio.insecure_channel(address, options=opts)
+        self._stub = rules_service_pb2_grpc.RulesServiceStub(self._channel)
+
+    async def close(self) -> None:
+        await self._channel.close()
+
+    async def _call(self, method, request):
+        import grpc
+        from grpc_status import rpc_status
+
+        from hand_engine import Code, RuleViolation
+        from hand_rules.errors import from_status
+
+        try:
+            return await method(request, timeout=10)
+        except grpc.aio.AioRpcError as exc:
+            detail = from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
+            if detail is not None:
+                from hand.v1 import errors_pb2
+
+                name = errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
+                raise RuleViolation(Code[name], detail.message, **dict(detail.params)) from None
+            raise
+
+    async def start_round(self, options, n, *, seed, dealer, round_no):
+        from hand.v1 import options_pb2, rules_service_pb2 as rs
+        from hand_rules.convert import event_from_proto, options_to_proto, state_from_proto
+
+        req = rs.StartRoundRequest(rules=options_pb2.RuleSelection(preset="hand", overrides=options_to_proto(options)),
+                                   seats=n, seed=seed, round_no=round_no)
+        if dealer is not None:
+            req.dealer = dealer
+        resp = await self._call(self._stub.StartRound, req)
+        return state_from_proto(resp.state), [event_from_proto(e) for e in resp.events]
+
+    async def apply(self, state, seat, action):
+        from hand.v1 import rules_service_pb2 as rs
+        from hand_rules.convert import action_to_proto, event_from_proto, state_from_proto, state_to_proto
+
+        resp = await self._call(self._stub.ApplyAction, rs.ApplyActionRequest(
+            state=state_to_proto(state), seat=seat, action=action_to_proto(action)))
+        return state_from_proto(resp.state), [event_from_proto(e) for e in resp.events]
+
+    async def auto_turn(self, state):
+        from hand.v1 import rules_service_pb2 as rs
+        from hand_rules.convert import action_from_proto, state_to_proto
+
+        resp = await self._call(self._stub.AutoTurn, rs.AutoTurnRequest(state=state_to_proto(state)))
+        return [action_from_proto(a) for a in resp.actions]

@@ -1,0 +1,94 @@
+"""``RoomServer``: one room-service instance (gateway + owner + outbox relay)."""
+
+from __future__ import annotations
+
+import uuid
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from hand.v1 import room_service_pb2, room_service_pb2_grpc
+from hand_common.config import RoomConfig
+from hand_infra.eventstore import EventStore
+from hand_infra.outbox import OutboxRelay
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import ensure_topics
+
+from .bus import Bus
+from .gateway import RoomGateway
+from .index import RoomIndex
+from .owner import RoomOwner
+from .rules_port import GrpcRules, LocalRules
+
+SERVICE_NAME = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"].full_name
+log = structlog.get_logger("hand_room")
+
+
+class RoomServer:
+    name = "room"
+
+    def __init__(self, config: RoomConfig, kafka: KafkaSettings, store_url: str,
+                 *, instance_id: str | None = None, topics: dict[str, str] | None = None) -> None:
+        self.config, self.kafka, self.store_url = config, kafka, store_url
+        self.instance_id = instance_id or uuid.uuid4().hex[:12]
+        self.topics = topics
+        self.port = 0
+        self._server: grpc.aio.Server | None = None
+        self._health = health.aio.HealthServicer()
+        self.store: EventStore | None = None
+        self.owner: RoomOwner | None = None
+        self.bus: Bus | None = None
+        self.relay: OutboxRelay | None = None
+        self.rules = None
+
+    @property
+    def target(self) -> str:
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.config.server.host, self.config.server.host)
+        return f"{host}:{self.port}"
+
+    async def start(self) -> None:
+        with structlog.contextvars.bound_contextvars(instance=self.instance_id):
+            if not self.topics:
+                await ensure_topics(self.kafka)
+            self.store = EventStore(self.store_url)
+            await self.store.start()
+            index = RoomIndex(self.store.engine)
+            await index.start()
+            self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
+            t = self.topics or {}
+            self.relay = OutboxRelay(self.store, self.kafka, **({"topic": t["events"]} if "events" in t else {}))
+            await self.relay.start()
+            self.owner = RoomOwner(self.store, index, self.kafka, self.rules, self.relay,
+                                   group_id=self.config.group_id,
+                                   away_after_timeouts=self.config.away_after_timeouts, topics=self.topics)
+            await self.owner.start()
+            self.bus = Bus(self.kafka, instance_id=self.instance_id,
+                           command_timeout_s=self.config.command_timeout_s, topics=self.topics)
+            await self.bus.start()
+            server = grpc.aio.server(options=self.config.server.channel_options())
+            room_service_pb2_grpc.add_RoomServiceServicer_to_server(
+                RoomGateway(self.bus, self.store, index, presence_grace_s=self.config.presence_grace_s), server)
+            health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+            reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+            self.port = server.add_insecure_port(self.config.server.address)
+            await server.start()
+            self._server = server
+            for service in ("", SERVICE_NAME):
+                await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+            log.info("listening", service=SERVICE_NAME, address=self.target, instance=self.instance_id)
+
+    async def stop(self, grace: float | None = None) -> None:
+        if self._server is not None:
+            await self._health.enter_graceful_shutdown()
+            await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
+            self._server = None
+        for part in (self.bus, self.owner, self.relay):
+            if part is not None:
+                await part.stop()
+        if isinstance(self.rules, GrpcRules):
+            await self.rules.close()
+        if self.store is not None:
+            await self.store.close()
+        log.info("stopped", service=SERVICE_NAME, instance=self.instance_id)
