@@ -1,0 +1,22 @@
+"""The one adapter between the engine's dataclasses and the hand.v1 wire messages.
+
+Domain types (``hand_engine``) and wire types (``hand.v1.*_pb2``) never mix
+outside this package. Decoding raises ``RuleViolation`` for input that cannot
+be an engine value (``INVALID_ARGUMENT`` / ``INVALID_STATE`` /
+``UNKNOWN_CARD`` / ``DUPLICATE_CARD``); whether a decoded state is a
+consistent position is ``hand_engine.check_state``'s business. The rules
+are those of docs/contracts.md ("Mapping to the engine").
+"""
+
+from .actions import action_from_proto, action_to_proto, meld_spec_to_proto
+from .events import event_from_proto, event_to_proto
+from .options import options_from_proto, options_to_proto, selection_from_proto
+from .state import meld_to_proto, result_to_proto, state_from_proto, state_to_proto
+from .views import staging_to_proto, suggestion_to_proto, view_to_proto
+
+__all__ = [
+    "action_from_proto", "action_to_proto", "event_from_proto", "event_to_proto",
+    "meld_spec_to_proto", "meld_to_proto", "options_from_proto", "options_to_proto",
+    "result_to_proto", "selection_from_proto", "staging_to_proto", "state_from_proto",
+    "state_to_proto", "suggestion_to_proto", "view_to_proto",
+]

@@ -1,0 +1,72 @@
+"""Events: engine event dataclasses ⇔ ``hand.v1.Event``.
+
+Generic over the event classes: the oneof member is the class name in
+snake_case and the fields share their names (pinned by the contract tests).
+``None`` (a redacted or absent value) is an unset optional field; an
+empty tuple is an empty repeated field.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from google.protobuf.descriptor import FieldDescriptor
+
+from hand.v1 import events_pb2
+from hand_engine import Code, Meld, RoundResult, RuleViolation
+from hand_engine import events as _events  # the event classes (not re-exported by the engine)
+
+from . import state as _state
+
+_ONEOF = events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"]
+_MEMBER_OF = {f.message_type.name: f.name for f in _ONEOF.fields}
+_CLASSES = {name: getattr(_events, name) for name in _MEMBER_OF}
+_TO_ENGINE = {"Meld": _state.meld_from_proto, "RoundResult": _state.result_from_proto}
+
+
+def _to_wire(value: Any) -> Any:
+    if isinstance(value, Meld):
+        return _state._meld_message(value)
+    if isinstance(value, RoundResult):
+        return _state.result_to_proto(value)
+    if isinstance(value, tuple) and value and isinstance(value[0], Meld):
+        return [_state._meld_message(m) for m in value]
+    return value
+
+
+def event_to_proto(event: Any) -> events_pb2.Event:
+    cls = type(event)
+    member = _MEMBER_OF[cls.__name__]
+    body = getattr(events_pb2, cls.__name__)(
+        **{f.name: _to_wire(getattr(event, f.name)) for f in dataclasses.fields(event)}
+    )
+    return events_pb2.Event(**{member: body})
+
+
+def _from_wire(msg: Any, field: FieldDescriptor) -> Any:
+    value = getattr(msg, field.name)
+    if field.message_type is not None:
+        fn = _TO_ENGINE[field.message_type.name]
+        if field.is_repeated:
+            return tuple(fn(v) for v in value)
+        return fn(value)
+    if field.is_repeated:
+        return tuple(value)
+    if field.has_presence and not msg.HasField(field.name):
+        return None
+    return value
+
+
+def event_from_proto(msg: events_pb2.Event) -> Any:
+    """The engine event (e.g. for a room owner replaying stored events)."""
+    member = msg.WhichOneof("event")
+    if member is None:
+        raise RuleViolation(Code.INVALID_ARGUMENT, "no event set")
+    body = getattr(msg, member)
+    cls = _CLASSES[body.DESCRIPTOR.name]
+    fields = body.DESCRIPTOR.fields_by_name
+    return cls(**{f.name: _from_wire(body, fields[f.name]) for f in dataclasses.fields(cls)})
+
+
+__all__ = ["event_from_proto", "event_to_proto"]

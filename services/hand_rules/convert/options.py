@@ -1,0 +1,78 @@
+"""Rule options: engine ``Options`` ⇔ ``RuleOptions``; ``RuleSelection`` → ``Options``.
+
+Driven by the descriptors, so a new option needs no code here (the contract
+tests already pin that every engine option has a field of the same name).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from hand.v1 import options_pb2
+from hand_engine import Code, Options, RuleViolation, resolve
+
+from ._enums import EnumCodec
+
+_FIELDS = options_pb2.RuleOptions.DESCRIPTOR.fields
+_ENUMS = {f.name: EnumCodec(f.enum_type) for f in _FIELDS if f.enum_type is not None}
+_SCALARS = tuple(f.name for f in _FIELDS if f.enum_type is None)
+_DEFAULT_PRESET = "hand"
+
+
+_NAMES = tuple(f.name for f in _FIELDS)
+
+
+@lru_cache(maxsize=256)
+def options_message(options: Options) -> options_pb2.RuleOptions:
+    """``options_to_proto``, cached: a room's options are the same on every call.
+
+    Shared: only pass it where protobuf copies it (a constructor, ``CopyFrom``).
+    """
+    values = {name: getattr(options, name) for name in _NAMES}
+    for name, codec in _ENUMS.items():
+        values[name] = codec.encode(values[name])
+    return options_pb2.RuleOptions(**values)
+
+
+def options_to_proto(options: Options) -> options_pb2.RuleOptions:
+    """Every field set (the form of ``RoundState.options``); a fresh message."""
+    msg = options_pb2.RuleOptions()
+    msg.CopyFrom(options_message(options))
+    return msg
+
+
+def _set_fields(msg: options_pb2.RuleOptions, code: Code) -> dict[str, Any]:
+    """The fields that are set, as engine values (unset scalars and 0 enums left out)."""
+    out: dict[str, Any] = {}
+    for name in _SCALARS:
+        if msg.HasField(name):
+            out[name] = getattr(msg, name)
+    for name, codec in _ENUMS.items():
+        number = getattr(msg, name)
+        if number:
+            out[name] = codec.decode(number, code, name)
+    return out
+
+
+def options_from_proto(msg: options_pb2.RuleOptions) -> Options:
+    """The options of a ``RoundState``: every field must be set (else ``INVALID_STATE``)."""
+    return _decode_full(msg.SerializeToString(deterministic=True))
+
+
+@lru_cache(maxsize=256)
+def _decode_full(data: bytes) -> Options:
+    values = _set_fields(options_pb2.RuleOptions.FromString(data), Code.INVALID_STATE)
+    missing = sorted((set(_SCALARS) | set(_ENUMS)) - set(values))
+    if missing:
+        raise RuleViolation(Code.INVALID_STATE, f"options: {missing[0]} not set", option=missing[0])
+    try:
+        return Options(**values)
+    except RuleViolation as exc:
+        raise RuleViolation(Code.INVALID_STATE, exc.detail, **exc.params) from None
+
+
+def selection_from_proto(msg: options_pb2.RuleSelection) -> Options:
+    """Effective options: defaults ← preset (empty = "hand") ← the overrides that are set."""
+    overrides = _set_fields(msg.overrides, Code.INVALID_OPTIONS)
+    return resolve(msg.preset or _DEFAULT_PRESET, overrides)

@@ -1,0 +1,62 @@
+"""What leaves for a player: engine ``SeatView``, staging and suggestions → wire.
+
+One direction only: clients never send these back.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hand.v1 import rules_service_pb2, views_pb2
+from hand_engine import Options, SeatView
+
+from ._enums import MELD_KIND, STAGING_COLOUR, TURN_PHASE
+from .actions import meld_spec_to_proto
+from .options import options_message
+from .state import _meld_message, result_to_proto, stand_in_to_proto
+
+
+def view_to_proto(v: SeatView, options: Options) -> views_pb2.SeatView:
+    """``v`` with the round's ``options`` (the engine's view does not carry them)."""
+    t = v.turn
+    return views_pb2.SeatView(
+        seat=v.seat, n=v.n, round_no=v.round_no, dealer=v.dealer,
+        seats=[
+            views_pb2.PublicSeat(
+                seat=s.seat, hand_size=s.hand_size, opened=s.opened, opening_total=s.opening_total
+            )
+            for s in v.seats
+        ],
+        pile=v.pile, melds=[_meld_message(m) for m in v.melds], threshold=v.threshold,
+        stock_size=v.stock_size, rebuilds=v.rebuilds,
+        turn=views_pb2.TurnView(
+            seat=t.seat, phase=TURN_PHASE.encode(t.phase), opening_discard=t.opening_discard,
+            first_turn=t.first_turn, taken=t.taken, take_pending=t.take_pending,
+            discard_only=t.discard_only, drawn=t.drawn,
+        ),
+        result=None if v.result is None else result_to_proto(v.result),
+        options=options_message(options), hand=v.hand,
+    )
+
+
+def staging_to_proto(s: Any) -> views_pb2.StagingEvaluation:
+    """An engine ``Staging`` (``hand_engine.evaluate_staging``)."""
+    return views_pb2.StagingEvaluation(
+        verdicts=[
+            views_pb2.CandidateVerdict(
+                cards=v.cards, colour=STAGING_COLOUR.encode(v.colour), kind=MELD_KIND.encode(v.kind),
+                value=v.value, stand_ins=[stand_in_to_proto(x) for x in v.stand_ins],
+                possible=[MELD_KIND.encode(k) for k in v.possible],
+            )
+            for v in s.verdicts
+        ],
+        show_counter=s.show_counter, total=s.total, threshold=s.threshold, missing=s.missing,
+    )
+
+
+def suggestion_to_proto(s: Any) -> rules_service_pb2.SuggestMeldsResponse:
+    """An engine ``Suggestion`` (``hand_engine.suggest``)."""
+    return rules_service_pb2.SuggestMeldsResponse(
+        melds=[meld_spec_to_proto(m) for m in s.melds], values=s.values, total=s.total,
+        threshold=s.threshold, reaches_threshold=s.reaches_threshold, left_value=s.left_value,
+    )

@@ -1,0 +1,176 @@
+"""The RulesService handlers: decode, call the engine, encode — nothing else.
+
+Each handler is a plain function of the request; ``_rpc`` makes it an async
+gRPC method that turns a ``RuleViolation`` into a status with a
+``RuleError`` detail, any other exception into ``INTERNAL`` (logged with its
+traceback; the server keeps serving), and logs one summary line per call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import time
+from collections.abc import Callable
+from concurrent.futures import Executor
+from typing import Any, TypeVar
+
+import grpc
+import structlog
+
+import hand_engine as engine
+from hand.v1 import rules_service_pb2 as pb
+from hand.v1 import rules_service_pb2_grpc
+from hand_engine import Code, RoundState, RuleViolation
+
+from . import convert
+from .convert._enums import EnumCodec
+from .errors import status_code, to_status
+from .messages import language
+
+log = structlog.get_logger("hand_rules")
+_GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
+_Req = TypeVar("_Req")
+
+
+def _state(request: Any) -> RoundState:
+    """The request's client-supplied state, decoded and checked (``INVALID_STATE``)."""
+    if not request.HasField("state"):
+        raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing")
+    state = convert.state_from_proto(request.state)
+    engine.check_state(state)
+    return state
+
+
+def _seat(seat: int, state: RoundState) -> int:
+    if not 0 <= seat < state.n:
+        raise RuleViolation(Code.INVALID_ARGUMENT, f"no seat {seat}", seat=seat)
+    return seat
+
+
+def _log_context(request: Any) -> dict[str, int]:
+    """``round_no`` and ``seat`` of a request, bound to the log lines of its call."""
+    fields = request.DESCRIPTOR.fields_by_name
+    has_state = "state" in fields and request.HasField("state")
+    out: dict[str, int] = {}
+    if has_state:
+        out["round_no"] = request.state.round_no
+    elif "round_no" in fields:
+        out["round_no"] = request.round_no or 1
+    if "seat" in fields:
+        if not fields["seat"].has_presence or request.HasField("seat"):  # else a spectator
+            out["seat"] = request.seat
+    elif has_state:
+        out["seat"] = request.state.turn.seat  # AutoTurn: the seat to play
+    return out
+
+
+def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
+    method = handler.__name__
+
+    async def call(self: RulesService, request: _Req, context: grpc.aio.ServicerContext) -> Any:
+        started = time.perf_counter()
+        code, error = "OK", None
+        with structlog.contextvars.bound_contextvars(**_log_context(request)):
+            try:
+                if self._executor is None:
+                    return handler(self, request)
+                loop = asyncio.get_running_loop()
+                run = contextvars.copy_context().run
+                return await loop.run_in_executor(self._executor, run, handler, self, request)
+            except asyncio.CancelledError:
+                code = "CANCELLED"
+                raise
+            except RuleViolation as exc:
+                code, error = status_code(exc.code).name, exc.code.value
+                status = to_status(exc, _language(context))
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            except Exception:
+                code = "INTERNAL"
+                log.exception("rpc failed", method=method)
+                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
+            finally:
+                ms = round((time.perf_counter() - started) * 1000, 3)
+                log.info("rpc", method=method, code=code, error=error, duration_ms=ms)
+
+    call.__name__ = call.__qualname__ = method
+    call.__doc__ = handler.__doc__
+    return call
+
+
+def _language(context: grpc.aio.ServicerContext) -> str:
+    for key, value in context.invocation_metadata() or ():
+        if key == "accept-language":
+            return language(value if isinstance(value, str) else value.decode("latin-1"))
+    return language(None)
+
+
+class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
+    """hand.v1.RulesService over ``hand_engine``; stateless, so one instance serves all calls.
+
+    Engine calls run inline on the event loop (they take well under a
+    millisecond at the median; see docs/rules-service.md). An ``executor``
+    moves them to threads instead, for comparison in bench/bench_rules_grpc.py.
+    """
+
+    def __init__(self, executor: Executor | None = None) -> None:
+        self._executor = executor
+
+    @_rpc
+    def StartRound(self, request: pb.StartRoundRequest) -> pb.StartRoundResponse:
+        options = convert.selection_from_proto(request.rules)
+        deal = request.WhichOneof("deal")
+        if deal is None:
+            raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck")
+        state, events = engine.start_round(
+            options, request.seats,
+            seed=request.deck.seed if deal == "deck" else request.seed,
+            dealer=request.dealer if request.HasField("dealer") else None,
+            deck=tuple(request.deck.cards) if deal == "deck" else None,
+            round_no=request.round_no or 1,
+        )
+        return pb.StartRoundResponse(
+            state=convert.state_to_proto(state), events=[convert.event_to_proto(e) for e in events]
+        )
+
+    @_rpc
+    def ApplyAction(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
+        state = _state(request)
+        seat = _seat(request.seat, state)
+        action = convert.action_from_proto(request.action)
+        state, events = engine.apply(state, seat, action)
+        return pb.ApplyActionResponse(
+            state=convert.state_to_proto(state), events=[convert.event_to_proto(e) for e in events]
+        )
+
+    @_rpc
+    def EvaluateStaging(self, request: pb.EvaluateStagingRequest) -> pb.EvaluateStagingResponse:
+        state = _state(request)
+        seat = _seat(request.seat, state)
+        staging = engine.evaluate_staging(state, seat, [tuple(c.cards) for c in request.candidates])
+        return pb.EvaluateStagingResponse(evaluation=convert.staging_to_proto(staging))
+
+    @_rpc
+    def SuggestMelds(self, request: pb.SuggestMeldsRequest) -> pb.SuggestMeldsResponse:
+        state = _state(request)
+        seat = _seat(request.seat, state)
+        goal = _GOAL.decode_optional(request.goal) or "opening"
+        return convert.suggestion_to_proto(engine.suggest(state, seat, goal))
+
+    @_rpc
+    def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
+        state = _state(request)
+        seat = _seat(request.seat, state) if request.HasField("seat") else None
+        return pb.GetViewResponse(view=convert.view_to_proto(engine.view(state, seat), state.options))
+
+    @_rpc
+    def AutoTurn(self, request: pb.AutoTurnRequest) -> pb.AutoTurnResponse:
+        state = _state(request)
+        if state.result is not None:
+            raise RuleViolation(Code.ROUND_OVER, "the round is over")
+        actions = engine.auto_turn(state)
+        return pb.AutoTurnResponse(actions=[convert.action_to_proto(a) for a in actions])
+
+    @_rpc
+    def Echo(self, request: pb.EchoRequest) -> pb.EchoResponse:
+        return pb.EchoResponse(payload=request.payload)

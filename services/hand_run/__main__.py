@@ -1,0 +1,30 @@
+"""``python -m hand_run``: start every component, stop them all on Ctrl-C or SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import signal
+
+from hand_common.config import LogConfig, load_or_exit
+from hand_common.logging import configure_logging
+
+from . import build, run
+
+
+async def _main() -> None:
+    components = load_or_exit(build)
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, stop.set)
+    await run(components, stop, functools.partial(print, flush=True))
+
+
+def main() -> None:
+    configure_logging(load_or_exit(LogConfig.from_env))
+    asyncio.run(_main())
+
+
+if __name__ == "__main__":
+    main()

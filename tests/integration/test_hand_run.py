@@ -1,0 +1,40 @@
+"""``python -m hand_run`` (``make run``) serves the rules service and stops cleanly on Ctrl-C."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hand_common.healthcheck import check
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    out = tmp_path / "run.out"
+    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_LOG_FORMAT": "json"}
+    with out.open("w") as stdout:
+        proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
+                                stdout=stdout, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        target = None
+        while target is None and time.monotonic() < deadline:
+            for line in out.read_text().splitlines():
+                if line.startswith("rules: listening on "):
+                    target = line.removeprefix("rules: listening on ")
+            assert proc.poll() is None, out.read_text()
+            time.sleep(0.05)
+        assert target is not None, "no 'rules: listening on' line"
+        assert check(target) == "SERVING"
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    assert out.read_text().splitlines()[-1] == "hand: stopped"
