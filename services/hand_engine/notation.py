@@ -144,12 +144,47 @@ def _result_out(r: RoundResult | None) -> dict[str, Any] | None:
 def _result_in(d: dict[str, Any] | None) -> RoundResult | None:
     if d is None:
         return None
+    if d["finish"] not in _FINISHES:
+        raise refuse(Code.INVALID_STATE, f"unknown finish {d['finish']!r}")
     return RoundResult(
-        d["finish"], d["winner"], int(d["multiplier"]),
-        tuple(SeatResult(int(s["seat"]), bool(s["opened"]), s["opening_total"], _ps(s["cards_left"]),
-                         int(s["cards_value"]), int(s["score"])) for s in d["seats"]),
-        tuple(int(x) for x in d["team_scores"]),
+        d["finish"], _opt_int(d["winner"]), _int(d["multiplier"]),
+        tuple(SeatResult(_int(s["seat"]), _bool(s["opened"]), _opt_int(s["opening_total"]),
+                         _ps(s["cards_left"]), _int(s["cards_value"]), _int(s["score"]))
+              for s in d["seats"]),
+        tuple(_int(x) for x in d["team_scores"]),
     )
+
+
+_FINISHES = ("normal", "hand", "exhausted", "void")
+
+
+def _int(x: Any) -> int:
+    if type(x) is not int:
+        raise refuse(Code.INVALID_STATE, f"expected an integer, got {x!r}")
+    return x
+
+
+def _opt_int(x: Any) -> int | None:
+    return None if x is None else _int(x)
+
+
+def _bool(x: Any) -> bool:
+    if type(x) is not bool:
+        raise refuse(Code.INVALID_STATE, f"expected true or false, got {x!r}")
+    return x
+
+
+def _check_turn_types(td: dict[str, Any]) -> None:
+    for f in fields(Turn):
+        if f.name not in td:
+            continue
+        v = td[f.name]
+        if f.name == "seat":
+            _int(v)
+        elif f.name == "phase" and type(v) is not str:
+            raise refuse(Code.INVALID_STATE, f"expected a phase name, got {v!r}")
+        elif isinstance(f.default, bool):
+            _bool(v)
 
 
 _TURN_CARDS = ("drawn", "taken")
@@ -194,28 +229,31 @@ def position_from_dict(d: dict[str, Any], check: bool = True) -> RoundState:
             raise refuse(Code.INVALID_STATE, f"unknown turn field(s) {sorted(unknown)}")
         for k in _TURN_CARDS:
             td[k] = None if td.get(k) is None else _p(td[k])
-        td["laid"] = tuple(int(x) for x in td.get("laid", ()))
+        td["laid"] = tuple(_int(x) for x in td.get("laid", ()))
+        _check_turn_types(td)
         state = RoundState(
-            options=options_from_dict(d["options"]), n=int(d["seats"]), dealer=int(d["dealer"]),
-            seed=int(d["seed"]), deck=_ps(d["deck"]),
+            options=options_from_dict(d["options"]), n=_int(d["seats"]), dealer=_int(d["dealer"]),
+            seed=_int(d["seed"]), deck=_ps(d["deck"]),
             seats=tuple(
-                Seat(tuple(sorted(_ps(p["hand"]))), bool(p["opened"]), p["opening_total"],
-                     bool(p["laid_any"]), int(p["draw_turns"]))
+                Seat(tuple(sorted(_ps(p["hand"]))), _bool(p["opened"]), _opt_int(p["opening_total"]),
+                     _bool(p["laid_any"]), _int(p["draw_turns"]))
                 for p in d["players"]
             ),
             stock=_ps(d["stock"]), pile=_ps(d["pile"]),
             melds=tuple(_meld_in(m) for m in d["melds"]), turn=Turn(**td),
-            round_no=int(d["round"]), next_meld_id=int(d["next_meld_id"]), turn_no=int(d["turn_no"]),
-            draw_turns=int(d["draw_turns"]), rebuilds=int(d["rebuilds"]),
+            round_no=_int(d["round"]), next_meld_id=_int(d["next_meld_id"]), turn_no=_int(d["turn_no"]),
+            draw_turns=_int(d["draw_turns"]), rebuilds=_int(d["rebuilds"]),
             rebuild_orders=tuple(_ps(o) for o in d["rebuild_orders"]),
-            last_opening_total=d["last_opening_total"], result=_result_in(d["result"]),
+            last_opening_total=_opt_int(d["last_opening_total"]), result=_result_in(d["result"]),
         )
-    except RuleViolation:
+        if check:
+            check_state(state)
+    except RuleViolation as exc:
+        if exc.code is Code.INVALID_ARGUMENT:  # a card list of the wrong shape
+            raise refuse(Code.INVALID_STATE, f"malformed position: {exc.detail}") from None
         raise
-    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+    except (KeyError, TypeError, ValueError, AttributeError, IndexError) as exc:
         raise refuse(Code.INVALID_STATE, f"malformed position: {exc!r}") from None
-    if check:
-        check_state(state)
     return state
 
 
@@ -224,7 +262,11 @@ def dumps(state: RoundState) -> str:
 
 
 def loads(text: str) -> RoundState:
-    return position_from_dict(json.loads(text))
+    try:
+        d = json.loads(text)
+    except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
+        raise refuse(Code.INVALID_STATE, f"not a JSON document: {exc}") from None
+    return position_from_dict(d)
 
 
 # --------------------------------------------------------------- game record
