@@ -1,0 +1,85 @@
+"""Consumes ``hand.bot-requests`` (consumer group: any number of replicas) and
+sends each bot's actions back to ``hand.room-commands`` like any client."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import time
+
+import structlog
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from hand_engine import action_to_dict
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
+from hand_room.messages import command, decode, encode
+
+from .policy import decide
+
+log = structlog.get_logger("hand_bot")
+
+
+def request_seed(req: dict) -> int:
+    """A seed fixed by the request, so a bot's game replays exactly."""
+    key = f"{req['room_id']}:{req['round_no']}:{req['turn_no']}:{req['seq']}"
+    return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
+
+
+class BotService:
+    name = "bot"
+
+    def __init__(self, settings: KafkaSettings, *, group_id: str = "hand-bots",
+                 topics: dict[str, str] | None = None) -> None:
+        self.settings, self.group_id = settings, group_id
+        t = topics or {}
+        self.t_requests = t.get("bots", BOT_REQUESTS)
+        self.t_commands = t.get("commands", ROOM_COMMANDS)
+        self._consumer: AIOKafkaConsumer | None = None
+        self._producer: AIOKafkaProducer | None = None
+        self._task: asyncio.Task | None = None
+        self.decided = 0
+
+    async def start(self) -> None:
+        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        await self._producer.start()
+        self._consumer = AIOKafkaConsumer(self.t_requests, **self.settings.consumer_kwargs(self.group_id))
+        await self._consumer.start()
+        self._task = asyncio.create_task(self._run(), name="bot-service")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        if self._consumer is not None:
+            await self._consumer.stop()
+        if self._producer is not None:
+            await self._producer.stop()
+
+    async def _run(self) -> None:
+        assert self._consumer is not None and self._producer is not None
+        while True:
+            batch = await self._consumer.getmany(timeout_ms=200, max_records=200)
+            for msgs in batch.values():
+                for msg in msgs:
+                    await self._handle(decode(msg.value))
+            if batch:
+                await self._consumer.commit()
+
+    async def _handle(self, req: dict) -> None:
+        started = time.perf_counter()
+        with structlog.contextvars.bound_contextvars(room_id=req.get("room_id"), seat=req.get("seat")):
+            try:
+                actions = decide(req["perspective"], req.get("level", "beginner"), request_seed(req))
+            except Exception:
+                log.exception("bot_decision_failed")
+                return
+            cmd = command(req["room_id"], "bot_turn", payload={
+                "seat": req["seat"], "round_no": req["round_no"], "turn_no": req["turn_no"],
+                "actions": [action_to_dict(a) for a in actions]})
+            await self._producer.send(self.t_commands, key=req["room_id"].encode(), value=encode(cmd))
+            self.decided += 1
+            log.info("bot_turn", level=req.get("level"), actions=len(actions),
+                     ms=round((time.perf_counter() - started) * 1000, 2))
