@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
+from ._fast import evolve
 from .actions import Declaration
 from .cards import is_joker, rank_of, rank_value, suit_of
 from .errors import Code, RuleViolation, refuse
@@ -181,13 +182,11 @@ def _check_set_declare(meld: Meld, declare: Sequence[Declaration]) -> None:
 
 # ------------------------------------------------------------------- public
 def with_value(meld: Meld, options: Options) -> Meld:
-    from dataclasses import replace
-
     if meld.kind == "set":
         value = rank_value(meld.rank) * len(meld.cards)
     else:
         value = sum(pos_value(p, options) for p in run_positions(meld))
-    return replace(meld, value=value)
+    return evolve(meld, value=value)  # a fast dataclasses.replace (Meld has no __post_init__)
 
 
 def new_meld(
