@@ -11,10 +11,14 @@ bot, ledger), give it ``name``, ``target``, ``async start()`` and
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import RulesConfig
+from hand_common.config import RoomConfig, RulesConfig
+from hand_infra.broker import TansuBroker
+from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
+from hand_infra.topics import ensure_topics
 from hand_rules.server import RulesServer
 
 __all__ = ["COMPONENTS", "Component", "build", "run"]
@@ -35,12 +39,105 @@ class Component(Protocol):
     async def stop(self) -> None: ...
 
 
-def _rules(environ: Mapping[str, str] | None) -> Component:
-    return RulesServer(RulesConfig.from_env(environ).server)
+@dataclasses.dataclass
+class Stack:
+    """What components learn from those started before them (addresses)."""
+
+    kafka: KafkaSettings | None = None
+    rules_target: str = ""
 
 
-#: Factories (environment → component), in start order.
-COMPONENTS: list[Callable[[Mapping[str, str] | None], Component]] = [_rules]
+class Broker:
+    """The embedded Tansu broker (or the configured Kafka), with the project's topics."""
+
+    name = "broker"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.settings = kafka_settings(environ)
+        self.stack = stack
+        self._tansu: TansuBroker | None = None
+
+    @property
+    def target(self) -> str:
+        return self.stack.kafka.bootstrap_servers if self.stack.kafka else ""
+
+    async def start(self) -> None:
+        settings = self.settings
+        if settings.embedded:
+            self._tansu = TansuBroker()
+            await self._tansu.start()
+            settings = settings.with_bootstrap(self._tansu.bootstrap_servers)
+        await ensure_topics(settings)
+        self.stack.kafka = settings
+
+    async def stop(self) -> None:
+        if self._tansu is not None:
+            await self._tansu.stop()
+
+
+class Rules(RulesServer):
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        super().__init__(RulesConfig.from_env(environ).server)
+        self.stack = stack
+
+    async def start(self) -> None:
+        await super().start()
+        self.stack.rules_target = self.target
+
+
+class Room:
+    """One room-service instance, calling the rules service started above."""
+
+    name = "room"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.config = RoomConfig.from_env(environ)
+        self.store_url = eventstore_url(environ)
+        self.stack = stack
+        self.server = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    async def start(self) -> None:
+        from hand_room.server import RoomServer
+
+        config = self.config
+        if not config.rules_address and self.stack.rules_target:
+            config = dataclasses.replace(config, rules_address=self.stack.rules_target)
+        self.server = RoomServer(config, self.stack.kafka, self.store_url)
+        await self.server.start()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
+class Bots:
+    name = "bot"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.stack = stack
+        self.service = None
+
+    @property
+    def target(self) -> str:
+        return f"consumer group hand-bots on {self.stack.kafka.bootstrap_servers}" if self.stack.kafka else ""
+
+    async def start(self) -> None:
+        from hand_bot.service import BotService
+
+        self.service = BotService(self.stack.kafka)
+        await self.service.start()
+
+    async def stop(self) -> None:
+        if self.service is not None:
+            await self.service.stop()
+
+
+#: Factories (environment, shared stack → component), in start order.
+COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [Broker, Rules, Room, Bots]
 
 
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:
@@ -48,7 +145,8 @@ def build(environ: Mapping[str, str] | None = None) -> list[Component]:
 
     Raises ``hand_common.config.ConfigError`` before anything starts.
     """
-    return [factory(environ) for factory in COMPONENTS]
+    stack = Stack()
+    return [factory(environ, stack) for factory in COMPONENTS]
 
 
 async def run(components: Sequence[Component], stop: asyncio.Event,

@@ -16,12 +16,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -> None:
     out = tmp_path / "run.out"
-    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_LOG_FORMAT": "json"}
+    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json",
+           "HAND_EVENTSTORE_URL": f"sqlite:///{tmp_path / 'events.db'}"}
     with out.open("w") as stdout:
         proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
                                 stdout=stdout, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         target = None
         while target is None and time.monotonic() < deadline:
             for line in out.read_text().splitlines():
