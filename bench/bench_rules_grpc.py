@@ -8,13 +8,18 @@ of Echo's (goal: ≥ 60 %). Apply requests are real mid-game positions with a
 legal move; each Echo request is padded to the byte size of one of them.
 Clients send pre-serialized bytes, so client-side cost is the same for both.
 
-    .venv/bin/python bench/bench_rules_grpc.py [--clients 1 8 32] [--seconds 3]
+    .venv/bin/python bench/bench_rules_grpc.py [--quick] [--clients 1 8 32] [--seconds 4]
+        [--threads N] [--json PATH]
+
+Markdown on stdout, progress on stderr, results also in
+bench/results/rules-grpc.json (``--quick``: rules-grpc-quick.json).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import random
 import subprocess
@@ -127,13 +132,14 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
 
 
-async def main(args: argparse.Namespace) -> None:
+async def measure(args: argparse.Namespace) -> dict:
     loads = workload()
     size = sum(map(len, loads["ApplyAction"])) // len(loads["ApplyAction"])
     server = Server(args.threads)
-    rows = []
+    cells = []
     try:
         for clients in args.clients:
+            progress(f"bench_rules_grpc: {clients} client(s)")
             totals = {m: [0, [], 0.0, 0.0] for m in METHODS}  # calls, latencies, seconds, CPU s
             for _ in range(args.rounds):  # alternate, so load from elsewhere hits both alike
                 for method in METHODS:
@@ -146,28 +152,75 @@ async def main(args: argparse.Namespace) -> None:
                     t[1] += lat
                     t[2] += elapsed
                     t[3] += server.cpu_s() - cpu0
-            rows.append((clients, {
-                m: (n / secs, pct(lat, 50), pct(lat, 99), cpu / n * 1e6)
-                for m, (n, lat, secs, cpu) in totals.items()
-            }))
+            cell = {"clients": clients}
+            for method, (n, lat, secs, cpu) in totals.items():
+                cell[method] = {
+                    "calls": n, "calls_per_s": n / secs, "p50_ms": pct(lat, 50), "p99_ms": pct(lat, 99),
+                    "server_cpu_us_per_call": cpu / n * 1e6,
+                }
+            echo, apply = cell["Echo"], cell["ApplyAction"]
+            cell["apply_over_echo"] = apply["calls_per_s"] / echo["calls_per_s"]
+            # what the throughput ratio would be with the server saturated: less sensitive to noise
+            cell["apply_over_echo_cpu"] = echo["server_cpu_us_per_call"] / apply["server_cpu_us_per_call"]
+            cells.append(cell)
     finally:
         server.stop()
-    mode = f"{args.threads} engine threads" if args.threads else "engine inline"
-    print(f"\nRules service over loopback ({mode}), mean request {size} B, "
-          f"{args.seconds:g} s per cell in {args.rounds} alternating rounds, {os.cpu_count()} CPUs\n")
-    print("| clients | method | calls/s | p50 ms | p99 ms | server CPU µs/call | Apply / Echo |")
-    print("|---:|---|---:|---:|---:|---:|---:|")
-    for clients, result in rows:
-        ratio = result["ApplyAction"][0] / result["Echo"][0]
-        for method, (rate, p50, p99, cpu) in result.items():
-            share = f"**{ratio:.0%}**" if method == "ApplyAction" else ""
-            print(f"| {clients} | {method} | {rate:,.0f} | {p50:.2f} | {p99:.2f} | {cpu:,.0f} | {share} |")
+    return {
+        "config": {"clients": args.clients, "seconds": args.seconds, "rounds": args.rounds,
+                   "threads": args.threads, "quick": args.quick},
+        "mean_request_bytes": size, "cpus": os.cpu_count(), "cells": cells,
+    }
 
 
-if __name__ == "__main__":
+def markdown(res: dict) -> str:
+    cfg = res["config"]
+    mode = f"{cfg['threads']} engine threads" if cfg["threads"] else "engine calls inline"
+    lines = [
+        f"Rules service over loopback ({mode}), `python -m hand_rules` in its own process; "
+        f"mean request {res['mean_request_bytes']} B; {cfg['seconds']:g} s per cell in "
+        f"{cfg['rounds']} alternating Echo/Apply rounds. Goal: Apply ≥ 60 % of Echo's calls/s. "
+        "*by CPU*: Echo's server CPU per call ÷ Apply's, the throughput ratio of a saturated "
+        "server (steadier than calls/s on a shared machine).",
+        "",
+        "| clients | method | calls/s | p50 ms | p99 ms | server CPU µs/call | Apply / Echo | by CPU |",
+        "|---:|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for cell in res["cells"]:
+        for method in METHODS:
+            r = cell[method]
+            share = cpu = ""
+            if method == "ApplyAction":
+                share, cpu = f"**{cell['apply_over_echo']:.0%}**", f"{cell['apply_over_echo_cpu']:.0%}"
+            lines.append(
+                f"| {cell['clients']} | {method} | {r['calls_per_s']:,.0f} | {r['p50_ms']:.2f} | "
+                f"{r['p99_ms']:.2f} | {r['server_cpu_us_per_call']:,.0f} | {share} | {cpu} |"
+            )
+    return "\n".join(lines)
+
+
+def progress(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--clients", type=int, nargs="+", default=[1, 8, 32])
     parser.add_argument("--seconds", type=float, default=4.0, help="per method and client count")
     parser.add_argument("--rounds", type=int, default=4, help="Echo/Apply alternations per cell")
     parser.add_argument("--threads", type=int, default=0, help="run engine calls in N threads")
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument("--quick", action="store_true", help="a tiny configuration (CI smoke)")
+    parser.add_argument("--json", type=Path, help="results file (default bench/results/rules-grpc[-quick].json)")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.clients, args.seconds, args.rounds = [1, 8], 0.5, 1
+    res = asyncio.run(measure(args))
+    path = args.json or ROOT / "bench" / "results" / ("rules-grpc-quick.json" if args.quick else "rules-grpc.json")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res, indent=1) + "\n")
+    print(markdown(res))
+    progress(f"bench_rules_grpc: results in {path}")
+    return res
+
+
+if __name__ == "__main__":
+    main()

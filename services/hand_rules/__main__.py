@@ -11,6 +11,8 @@ import asyncio
 import signal
 from concurrent.futures import Executor
 
+import structlog
+
 from hand_common.config import RulesConfig, load_or_exit
 from hand_common.logging import configure_logging
 
@@ -24,7 +26,11 @@ async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
-    await server.start()
+    try:
+        await server.start()
+    except OSError as error:
+        structlog.get_logger("hand_rules").error("cannot start", error=str(error))
+        raise SystemExit(1) from None
     try:
         await stop.wait()
     finally:

@@ -60,7 +60,10 @@ class RulesServer:
         reflection.enable_server_reflection(
             [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
         )
-        self.port = server.add_insecure_port(self.config.address)
+        try:
+            self.port = server.add_insecure_port(self.config.address)
+        except RuntimeError as error:  # the address is taken or cannot be bound
+            raise OSError(f"cannot listen on {self.config.address}: {error}") from None
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):

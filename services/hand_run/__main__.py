@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import signal
+import sys
 
 from hand_common.config import LogConfig, load_or_exit
 from hand_common.logging import configure_logging
@@ -18,7 +19,11 @@ async def _main() -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):
         loop.add_signal_handler(sig, stop.set)
-    await run(components, stop, functools.partial(print, flush=True))
+    try:
+        await run(components, stop, functools.partial(print, flush=True))
+    except OSError as error:  # a port is taken: the started components are stopped already
+        print(f"hand: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
 
 
 def main() -> None:

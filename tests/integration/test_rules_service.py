@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -370,6 +371,18 @@ def test_the_module_serves_health_and_exits_0_promptly_on_sigterm(tmp_path: Path
             proc.wait()
     events = [json.loads(line)["event"] for line in log_path.read_text().splitlines()]
     assert events[0] == "listening" and events[-1] == "stopped"
+
+
+def test_the_module_exits_1_with_a_log_line_when_its_port_is_taken() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        env = {**os.environ, "HAND_RULES_PORT": str(taken.getsockname()[1]), "HAND_LOG_FORMAT": "json"}
+        done = subprocess.run([sys.executable, "-m", "hand_rules"], env=env, cwd=ROOT,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1
+    lines = [json.loads(line) for line in done.stderr.splitlines() if line.startswith("{")]
+    assert [r["event"] for r in lines] == ["cannot start"]
 
 
 def _wait_for_listening(log_path: Path, proc: subprocess.Popen) -> str:

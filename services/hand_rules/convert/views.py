@@ -23,7 +23,8 @@ def view_to_proto(v: SeatView, options: Options) -> views_pb2.SeatView:
         seat=v.seat, n=v.n, round_no=v.round_no, dealer=v.dealer,
         seats=[
             views_pb2.PublicSeat(
-                seat=s.seat, hand_size=s.hand_size, opened=s.opened, opening_total=s.opening_total
+                seat=s.seat, hand_size=s.hand_size, opened=s.opened, opening_total=s.opening_total,
+                laid_any=s.laid_any, draw_turns=s.draw_turns,
             )
             for s in v.seats
         ],
@@ -32,10 +33,14 @@ def view_to_proto(v: SeatView, options: Options) -> views_pb2.SeatView:
         turn=views_pb2.TurnView(
             seat=t.seat, phase=TURN_PHASE.encode(t.phase), opening_discard=t.opening_discard,
             first_turn=t.first_turn, taken=t.taken, take_pending=t.take_pending,
-            discard_only=t.discard_only, drawn=t.drawn,
+            discard_only=t.discard_only, drawn=t.drawn, fresh=t.fresh, took=t.took,
+            take_final=t.take_final, take_met=t.take_met, laid=t.laid, layoffs=t.layoffs,
+            foreign=t.foreign, opened_now=t.opened_now,
         ),
         result=None if v.result is None else result_to_proto(v.result),
-        options=options_message(options), hand=v.hand,
+        options=options_message(options), hand=v.hand, turn_no=v.turn_no,
+        draw_turns=v.draw_turns, next_meld_id=v.next_meld_id,
+        last_opening_total=v.last_opening_total,
     )
 
 
