@@ -19,6 +19,8 @@ class PublicSeat:
     hand_size: int
     opened: bool
     opening_total: int | None
+    laid_any: bool  # has put a card on the table this round
+    draw_turns: int  # turns in which it drew
 
 
 @dataclass(frozen=True)
@@ -31,6 +33,15 @@ class TurnView:
     take_pending: bool
     discard_only: bool
     drawn: int | None  # the stock card drawn this turn: only for the seat itself
+    # what the turn has done so far (all of it follows from public events)
+    fresh: bool
+    took: bool
+    take_final: bool
+    take_met: bool
+    laid: tuple[int, ...]
+    layoffs: bool
+    foreign: bool
+    opened_now: bool
 
 
 @dataclass(frozen=True)
@@ -48,6 +59,10 @@ class SeatView:
     turn: TurnView
     hand: tuple[int, ...]  # the seat's own hand; empty for spectators
     result: RoundResult | None
+    turn_no: int
+    draw_turns: int
+    next_meld_id: int
+    last_opening_total: int | None
 
 
 def view(state: RoundState, seat: int | None) -> SeatView:
@@ -55,16 +70,20 @@ def view(state: RoundState, seat: int | None) -> SeatView:
     own = seat is not None and seat == t.seat
     turn = TurnView(
         t.seat, t.phase, t.opening_discard, t.first_turn, t.taken, pending(t), t.discard_only,
-        t.drawn if own else None,
+        t.drawn if own else None, t.fresh, t.took, t.take_final, t.take_met, t.laid, t.layoffs,
+        t.foreign, t.opened_now,
     )
     return SeatView(
         seat=seat, n=state.n, round_no=state.round_no, dealer=state.dealer,
         seats=tuple(
-            PublicSeat(i, len(s.hand), s.opened, s.opening_total) for i, s in enumerate(state.seats)
+            PublicSeat(i, len(s.hand), s.opened, s.opening_total, s.laid_any, s.draw_turns)
+            for i, s in enumerate(state.seats)
         ),
         pile=state.pile, melds=state.melds, threshold=threshold(state),
         stock_size=len(state.stock), rebuilds=state.rebuilds, turn=turn,
         hand=state.seats[seat].hand if seat is not None else (), result=state.result,
+        turn_no=state.turn_no, draw_turns=state.draw_turns, next_meld_id=state.next_meld_id,
+        last_opening_total=state.last_opening_total,
     )
 
 
