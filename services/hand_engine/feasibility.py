@@ -48,9 +48,8 @@ def meeting_submissions(state: RoundState):
         return accept, hand
 
     def accept_open(combo: tuple[Candidate, ...], used: int) -> bool:
-        if len(combo) != 1:
-            return False
-        if need_card and card not in combo[0].cards:
+        # one submission of new melds (the automatic turn picks the one leaving least in hand)
+        if need_card and not any(card in c.cards for c in combo):
             return False
         return _left_ok(state, left_after(hand, used), card)
 

@@ -51,10 +51,12 @@ def test_a_seat_sees_its_own_hand_and_no_other():
 def test_views_carry_no_hidden_fields():
     assert {f.name for f in fields(SeatView)} == {
         "seat", "n", "round_no", "dealer", "seats", "pile", "melds", "threshold", "stock_size",
-        "rebuilds", "turn", "hand", "result",
+        "rebuilds", "turn", "hand", "result", "turn_no", "draw_turns", "next_meld_id",
+        "last_opening_total",
     }
     v = view(mid_game(), 1)
-    assert {f.name for f in fields(v.seats[0])} == {"seat", "hand_size", "opened", "opening_total"}
+    assert {f.name for f in fields(v.seats[0])} == {
+        "seat", "hand_size", "opened", "opening_total", "laid_any", "draw_turns"}
     assert "stock" not in repr(asdict(v)).replace("stock_size", "")
 
 
@@ -287,19 +289,27 @@ def test_auto_meets_an_unreturnable_obligation_leaving_the_lowest_hand_value():
     assert actions[0] == action and actions[-1] == Discard(c("9S"))
 
 
-def test_auto_obligation_ties_on_value_go_to_fewest_cards_left():
-    # 2C..7C (27) and 9H 9D 9S (27) shed the same value; the run leaves fewer cards
+def test_auto_an_open_players_submission_may_hold_several_melds():
+    """The submission that meets the obligation and leaves the lowest hand value: both melds."""
     s = build(opts(take_return="never", discard_take="meld_required"),
-              ["2C 3C 4C 5C 6C 7C 9H#2 9D 9S KS", "2H 8H 9H KD JD"], pile="AH", opened=[0])
+              ["2C 3C 4C 9H 9D 9S KS 5D", "2H 8H 7D JD"], pile="AH", opened=[0])
     s, _ = apply(s, 0, TakeDiscard())
-    assert melds_of(next_auto_action(s)) == [tuple(sorted(cs("2C 3C 4C 5C 6C 7C")))]
+    assert melds_of(next_auto_action(s)) == sorted(tuple(sorted(cs(m))) for m in ["2C 3C 4C", "9H 9D 9S"])
+
+
+def test_auto_obligation_ties_on_value_go_to_fewest_cards_left():
+    # the joker makes 2D 3D JK 5D or 4S JK 6S: both leave 10 points, the first in two cards
+    s = build(opts(take_return="never", discard_take="meld_required"),
+              ["2D 3D 5D 4S 6S JK 9C", "2H 8H 9H KD"], pile="KH", opened=[0])
+    s, _ = apply(s, 0, TakeDiscard())
+    assert melds_of(next_auto_action(s)) == [tuple(sorted(cs("2D 3D 5D JK")))]
 
 
 def test_auto_obligation_ties_on_value_and_count_go_to_the_lowest_sorted_ids_left():
-    # laying the kings leaves the queens (ids 24, 37, 50) rather than the kings (25, 38, 51)
+    # KH KD JK or QS QC JK: laying the kings leaves QS QC (ids 11, 50), not KH KD (25, 38)
     s = build(opts(take_return="never", discard_take="meld_required"),
-              ["KH KD KC QH QD QC 2S 3D", "2H 3C 8H 9H"], pile="5C", opened=[0])
+              ["KH KD QS QC JK 2S 3D", "2H 8H 9H 7C"], pile="5C", opened=[0])
     s, _ = apply(s, 0, TakeDiscard())
     action = next_auto_action(s)
-    assert melds_of(action) == [tuple(sorted(cs("KH KD KC")))]
-    assert auto_turn(s) == [action, Discard(c("QH"))]
+    assert melds_of(action) == [tuple(sorted(cs("KH KD JK")))]
+    assert auto_turn(s) == [action, Discard(c("QS"))]
