@@ -427,7 +427,8 @@ def test_never_use_if_opening_checks_nothing_at_the_take():
 
 def test_never_a_move_after_which_the_obligation_could_not_be_met_is_refused():
     # 7C can be melded with 7H 7D; laying 7D off, or melding it, would make that impossible
-    s = take(opened("7H 7D 8D 9D 5S 4C 2S", take_return="never", melds=[(1, "4D 5D#2 6D")]))
+    s = take(opened("7H 7D 8D 9D 3D#2 5S 4C 2S", take_return="never", melds=[(1, "4D 5D#2 6D")]))
+    s, _ = apply(s, 0, layoff(1, "3D#2"))  # a move that keeps the obligation possible is fine
     refused(s, 0, layoff(1, "7D"), Code.OBLIGATION_WOULD_FAIL)
     refused(s, 0, lay("7D 8D 9D"), Code.OBLIGATION_WOULD_FAIL)
     s, _ = apply(s, 0, lay("7H 7D 7C"))  # meeting it is fine
