@@ -6,10 +6,13 @@ baseline measured in the same run: one *baseline op* is
 with a pure-Python key function (interpreted calls and tuples, like the
 engine). Baseline blocks are interleaved with the work (after every round,
 every sweep of apply batches and every suggest hand, each ~10 % of the
-work's time), and every measured time is divided by the time of one
-baseline op measured right around it: that ratio, "× op", is the figure
-to compare across machines and runs. Rounds and apply cases are
-interleaved too (round-robin), so load bursts hit them alike.
+work's time); a section's yardstick is the CPU time of one op over its
+blocks (CPU time leaves out waits for a CPU, which vary far more on a
+shared machine than the speed of the CPU once running). "× op" = a time
+divided by that: the figure to compare across machines and runs. Presets
+and apply cases are interleaved too (round-robin), so load bursts hit them
+alike; the kout-* presets have the same rules as the four modes, so their
+rows show the run's noise.
 
 * rounds: random-legal play (``random_step``) of whole rounds, 4 players,
   seeds 0..N-1, for every preset (the four modes first);
@@ -95,45 +98,46 @@ class Baseline:
 
     After each piece of work (a round, a sweep of apply batches, a hand's
     suggest calls) ``after(seconds)`` runs a block sized to ``share`` of
-    that work's time and returns the *local* rate: the geometric mean of
-    the block before and this one. Each measured time is multiplied by
-    its local rate ("× op"), so a burst of load on the machine slows the
-    work and its yardstick alike.
+    that work's time. A section's yardstick, ``op_seconds``, is the CPU
+    time of one op over the blocks run inside it: CPU time leaves out the
+    time the process waited for a CPU, which on a shared machine varies
+    far more than the speed of the CPU it gets.
     """
 
     def __init__(self, share: float, warmup_ops: int = 300, min_ops: int = 20) -> None:
         self.share, self.min_ops = share, min_ops
-        self.blocks: list[tuple[int, float]] = []  # (ops, seconds)
-        self.last = self.block(warmup_ops)
+        self.blocks: list[tuple[int, float, float]] = []  # (ops, wall s, CPU s)
+        self.block(warmup_ops)
         self.blocks.clear()  # the warm-up block does not count
 
-    def block(self, ops: int) -> float:
-        t0 = time.perf_counter()
+    def block(self, ops: int) -> None:
+        w0, c0 = time.perf_counter(), time.process_time()
         for _ in range(ops):
             sorted(DATA, key=_key)
-        dt = time.perf_counter() - t0
-        self.blocks.append((ops, dt))
-        self.last = ops / dt
-        return self.last
+        self.blocks.append((ops, time.perf_counter() - w0, time.process_time() - c0))
+        self.last = ops / self.blocks[-1][1]
 
-    def after(self, seconds: float) -> float:
-        before = self.last
-        after = self.block(max(self.min_ops, round(seconds * self.share * before)))
-        return (before * after) ** 0.5
+    def after(self, seconds: float) -> None:
+        self.block(max(self.min_ops, round(seconds * self.share * self.last)))
 
     def mark(self) -> int:
         return len(self.blocks)
 
-    def rate(self, since: int = 0) -> float:
-        """Ops per second over the blocks from ``since`` on."""
+    def op_seconds(self, since: int = 0) -> float:
+        """CPU seconds of one op over the blocks from ``since`` on."""
+        blocks = self.blocks[since:]
+        return sum(b[2] for b in blocks) / sum(b[0] for b in blocks)
+
+    def wall_rate(self, since: int = 0) -> float:
         blocks = self.blocks[since:]
         return sum(b[0] for b in blocks) / sum(b[1] for b in blocks)
 
     def summary(self) -> dict[str, Any]:
-        rates = [ops / s for ops, s in self.blocks]
+        rates = sorted(ops / cpu for ops, _, cpu in self.blocks if cpu > 0)
         return {
-            "op": BASELINE_OP, "ops_per_s": self.rate(), "blocks": len(rates),
-            "block_min": min(rates), "block_median": statistics.median(rates), "block_max": max(rates),
+            "op": BASELINE_OP, "ops_per_s": 1 / self.op_seconds(), "wall_ops_per_s": self.wall_rate(),
+            "blocks": len(self.blocks), "block_p5": pct(rates, 5), "block_median": statistics.median(rates),
+            "block_p95": pct(rates, 95),
         }
 
 
@@ -166,8 +170,9 @@ class Section:
 
     def done(self) -> dict[str, float]:
         wall = time.perf_counter() - self.wall0
+        op = self.base.op_seconds(self.since)
         return {"seconds": wall, "cpu_share": (time.process_time() - self.cpu0) / wall,
-                "baseline_ops_per_s": self.base.rate(self.since)}
+                "baseline_ops_per_s": 1 / op, "baseline_op_us": op * 1e6}
 
 
 # ------------------------------------------------------------------ (a) rounds
@@ -188,7 +193,6 @@ def bench_rounds(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], dic
     cpu = dict.fromkeys(cfg.presets, 0.0)
     moves = dict.fromkeys(cfg.presets, 0)
     pc, ct = time.perf_counter, time.process_time
-    cost = dict.fromkeys(cfg.presets, 0.0)  # in baseline ops
     gc.collect()
     sec = Section(base)
     for seed in range(cfg.rounds):
@@ -198,9 +202,10 @@ def bench_rounds(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], dic
             dt = pc() - t0
             cpu[preset] += ct() - c0
             seconds[preset] += dt
-            cost[preset] += dt * base.after(dt)
+            base.after(dt)
         progress(f"  rounds: sweep {seed + 1}/{cfg.rounds}")
     info = sec.done()
+    op = info["baseline_op_us"] / 1e6
     rows = []
     for preset in cfg.presets:
         per_round = seconds[preset] / cfg.rounds
@@ -209,7 +214,7 @@ def bench_rounds(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], dic
             "moves": moves[preset], "seconds": seconds[preset], "rounds_per_s": 1 / per_round,
             "moves_per_s": moves[preset] / seconds[preset], "ms_per_round": per_round * 1e3,
             "cpu_ms_per_round": cpu[preset] / cfg.rounds * 1e3,
-            "round_x_op": cost[preset] / cfg.rounds,
+            "round_x_op": cpu[preset] / cfg.rounds / op,
         })
     return rows, info
 
@@ -247,7 +252,6 @@ def bench_apply(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], dict
         for _ in range(20):
             apply(state, 0, action)
     lat: dict[tuple[str, str], list[float]] = {(k, m): [] for k, m, _, _ in cases}
-    ops: dict[tuple[str, str], list[float]] = {(k, m): [] for k, m, _, _ in cases}  # × op
     cpu = {(k, m): 0.0 for k, m, _, _ in cases}
     pc, ct = time.perf_counter, time.process_time
     gc.collect()
@@ -264,20 +268,18 @@ def bench_apply(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], dict
                 apply(state, 0, action)
                 out.append(pc() - t0)
             cpu[kind, mode] += ct() - c0
-        local = base.after(pc() - s0)
-        for key, xs in lat.items():
-            ops[key].extend(x * local for x in xs[-n:])
+        base.after(pc() - s0)
         left -= n
     info = sec.done()
+    op = info["baseline_op_us"] / 1e6
     rows = []
     for (kind, mode), xs in lat.items():
         p50, p99 = pct(xs, 50), pct(xs, 99)
-        rel = ops[kind, mode]
         rows.append({
             "move": kind, "mode": mode, "reps": len(xs),
             "p50_us": p50 * 1e6, "p99_us": p99 * 1e6, "mean_us": statistics.fmean(xs) * 1e6,
             "cpu_mean_us": cpu[kind, mode] / len(xs) * 1e6,
-            "p50_x_op": pct(rel, 50), "p99_x_op": pct(rel, 99),
+            "p50_x_op": p50 / op, "p99_x_op": p99 / op, "cpu_mean_x_op": cpu[kind, mode] / len(xs) / op,
         })
     progress("  apply: done")
     return rows, info
@@ -310,7 +312,6 @@ def bench_suggest(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], di
         suggest(states[mode][0], 0, goal)
     lat: dict[tuple[str, str], list[float]] = {c: [] for c in cases}
     cpu: dict[tuple[str, str], list[float]] = {c: [] for c in cases}
-    ops: dict[tuple[str, str], list[float]] = {c: [] for c in cases}  # × op
     pc, ct = time.perf_counter, time.thread_time
     gc.collect()
     sec = Section(base)
@@ -322,10 +323,9 @@ def bench_suggest(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], di
             suggest(s, 0, goal)
             lat[goal, mode].append(pc() - t0)
             cpu[goal, mode].append(ct() - c0)
-        local = base.after(pc() - s0)
-        for key, xs in lat.items():
-            ops[key].append(xs[-1] * local)
+        base.after(pc() - s0)
     info = sec.done()
+    op = info["baseline_op_us"] / 1e6
     rows = []
     for (goal, mode), xs in lat.items():
         worst = max(range(len(xs)), key=xs.__getitem__)
@@ -336,7 +336,7 @@ def bench_suggest(cfg: Config, base: Baseline) -> tuple[list[dict[str, Any]], di
             "p50_ms": p50 * 1e3, "p99_ms": p99 * 1e3, "max_ms": xs[worst] * 1e3,
             "cpu_p50_ms": pct(cpu[goal, mode], 50) * 1e3, "cpu_p99_ms": cpu99 * 1e3,
             "slowest_hand": format_cards(hands[worst]),
-            "p50_x_op": pct(ops[goal, mode], 50), "p99_x_op": pct(ops[goal, mode], 99),
+            "p50_x_op": p50 / op, "p99_x_op": p99 / op, "cpu_p99_x_op": cpu99 / op,
             "goal_ms": SUGGEST_GOAL_MS, "meets_goal": p99 * 1e3 <= SUGGEST_GOAL_MS,
             "cpu_meets_goal": cpu99 * 1e3 <= SUGGEST_GOAL_MS,
         })
@@ -373,7 +373,7 @@ def run(cfg: Config) -> dict[str, Any]:
         "config": asdict(cfg), "machine": machine(), "timer_overhead_us": timer_overhead_s() * 1e6,
     }
     base = Baseline(cfg.baseline_share)
-    progress(f"bench_engine ({cfg.label}): baseline {base.last:,.0f} ops/s")
+    progress(f"bench_engine ({cfg.label}): baseline {base.last:,.0f} ops/s (wall)")
     rounds, rounds_info = bench_rounds(cfg, base)
     applies, apply_info = bench_apply(cfg, base)
     suggests, suggest_info = bench_suggest(cfg, base)
@@ -384,7 +384,7 @@ def run(cfg: Config) -> dict[str, Any]:
 
 
 def _section_note(info: dict[str, float]) -> str:
-    return (f"{info['seconds']:.1f} s, baseline {info['baseline_ops_per_s']:,.0f} ops/s, "
+    return (f"{info['seconds']:.1f} s, baseline op {info['baseline_op_us']:.1f} µs CPU, "
             f"CPU share {info['cpu_share']:.0%}")
 
 
@@ -395,13 +395,14 @@ def markdown(res: dict[str, Any]) -> str:
         f"Run: {cfg['label']} — {cfg['rounds']} rounds per preset, {cfg['reps']:,} apply calls per "
         f"move and mode, {cfg['hands']} suggest hands per goal and mode; {meta['seconds']:.0f} s.",
         "",
-        f"Baseline: **{b['ops_per_s']:,.0f} ops/s** over the run ({b['blocks']} blocks interleaved "
-        f"with the work; block rates {b['block_min']:,.0f}–{b['block_max']:,.0f}); one op = "
-        f"`{b['op']}`. **× op** = a time divided by the time of one baseline op measured right "
-        "around it (a block after every round, apply sweep or suggest hand): compare those across "
-        "machines and runs. CPU share = process CPU time ÷ wall time "
-        "(below 100 % means the process waited for a CPU); CPU columns are process/thread CPU time, "
-        "which leaves out that waiting.",
+        f"Baseline: **{b['ops_per_s']:,.0f} ops/s** of CPU time ({b['wall_ops_per_s']:,.0f} per wall "
+        f"second) over {b['blocks']} blocks interleaved with the work (block rates p5–p95 "
+        f"{b['block_p5']:,.0f}–{b['block_p95']:,.0f}); one op = `{b['op']}`. "
+        "**× op** = a time divided by the CPU time of one baseline op in the same section: compare "
+        "those across machines and runs (rounds use CPU time per round; latencies are wall-clock). "
+        "CPU share = process CPU time ÷ wall time: below 100 % the process waited for a CPU, which "
+        "shows in wall-clock p99s. The kout-* presets have the same rules as the four modes: their "
+        "rows show the run's noise.",
         "",
         f"#### Random legal play ({PLAYERS} players, seeds 0..{cfg['rounds'] - 1}; "
         f"{_section_note(sec['rounds'])})",
