@@ -67,6 +67,14 @@ class Player:
         return await self.stub.Act(pb.ActRequest(room_id=self.room_id, seat_token=self.token,
                                                  action_id=action_id or uuid.uuid4().hex, action=action))
 
+    def plan(self, view) -> list[actions_pb2.Action]:
+        """The moves a beginner bot in this seat would make, computed on the client."""
+        from hand_bot.policy import decide
+        from hand_rules.convert import action_to_proto
+
+        actions = decide(perspective_from_proto(view, self.options), "beginner", view.turn_no)
+        return [action_to_proto(a) for a in actions]
+
     def choose(self, view) -> list[actions_pb2.Action]:
         """Candidate moves for this seat's turn, best first."""
         t = view.turn
@@ -93,6 +101,43 @@ class Player:
         return moves
 
 
+def perspective_from_proto(v, options: Options) -> dict[str, Any]:
+    """Rebuild the engine's perspective JSON from a wire SeatView (what a client holds)."""
+    from hand_engine.notation import options_to_dict
+    from hand_engine.perspective import FORMAT
+    from hand_engine.cards import format_card
+
+    phases = {1: "draw", 2: "play"}
+    t = v.turn
+    melds = []
+    for m in v.melds:
+        run = m.kind == 2
+        d = {"id": m.id, "owner": m.owner, "kind": "run" if run else "set",
+             "cards": [format_card(c) for c in m.cards],
+             "stand_ins": [{"joker": format_card(si.joker), "rank": si.rank,
+                            "suit": None if si.suit == 0 else "SHDC"[si.suit - 1]} for si in m.stand_ins],
+             "value": m.value, "laid_turn": m.laid_turn}
+        d.update({"suit": "SHDC"[m.suit - 1], "low": m.low} if run else {"rank": m.rank})
+        melds.append(d)
+    view = {
+        "seat": v.seat, "n": v.n, "round_no": v.round_no, "dealer": v.dealer,
+        "seats": [{"seat": s.seat, "hand_size": s.hand_size, "opened": s.opened,
+                   "opening_total": s.opening_total if s.HasField("opening_total") else None,
+                   "laid_any": s.laid_any, "draw_turns": s.draw_turns} for s in v.seats],
+        "pile": list(v.pile), "melds": melds, "threshold": v.threshold, "stock_size": v.stock_size,
+        "rebuilds": v.rebuilds, "hand": list(v.hand), "turn_no": v.turn_no,
+        "draw_turns": v.draw_turns, "next_meld_id": v.next_meld_id,
+        "last_opening_total": v.last_opening_total if v.HasField("last_opening_total") else None,
+        "turn": {"seat": t.seat, "phase": phases[t.phase], "opening_discard": t.opening_discard,
+                 "first_turn": t.first_turn, "taken": t.taken if t.HasField("taken") else None,
+                 "take_pending": t.take_pending, "discard_only": t.discard_only,
+                 "drawn": t.drawn if t.HasField("drawn") else None, "fresh": t.fresh, "took": t.took,
+                 "take_final": t.take_final, "take_met": t.take_met, "laid": list(t.laid),
+                 "layoffs": t.layoffs, "foreign": t.foreign, "opened_now": t.opened_now},
+    }
+    return {"format": FORMAT, "options": options_to_dict(options), "view": view}
+
+
 async def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -100,3 +145,90 @@ async def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05) -> 
             return
         await asyncio.sleep(interval)
     raise AssertionError("condition not met in time")
+
+
+class Watcher:
+    """Collects a Watch stream in the background."""
+
+    def __init__(self, stub: pb_grpc.RoomServiceStub, room_id: str, token: str = "", from_seq: int = 0) -> None:
+        self.stub, self.room_id, self.token = stub, room_id, token
+        self.messages: list[pb.WatchResponse] = []
+        self.error: grpc.aio.AioRpcError | None = None
+        self._call = stub.Watch(pb.WatchRequest(room_id=room_id, seat_token=token, from_seq=from_seq))
+        self._task = asyncio.ensure_future(self._run())
+
+    async def _run(self) -> None:
+        try:
+            async for msg in self._call:
+                self.messages.append(msg)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.CANCELLED:
+                self.error = exc
+        except asyncio.CancelledError:
+            pass
+
+    @property
+    def latest(self) -> pb.WatchResponse | None:
+        return self.messages[-1] if self.messages else None
+
+    async def close(self) -> None:
+        self._call.cancel()
+        with contextlib.suppress(asyncio.CancelledError, grpc.aio.AioRpcError):
+            await self._task
+
+
+async def create_room(stub, preset: str = "hand", seats: int = 4, rounds: int = 1, turn_seconds: int = 60,
+                      public: bool = False, **overrides: Any) -> tuple[pb.CreateRoomResponse, list[Player]]:
+    created = await stub.CreateRoom(pb.CreateRoomRequest(
+        rules=selection(preset, **overrides), rounds=rounds, seat_count=seats, turn_seconds=turn_seconds,
+        player_name="host", player_id="p0",
+        visibility=pb.ROOM_VISIBILITY_PUBLIC if public else pb.ROOM_VISIBILITY_PRIVATE))
+    options = resolve(preset, {**overrides, "rounds": rounds})
+    players = [Player(stub, created.room.room_id, created.seat_token, 0, options)]
+    return created, players
+
+
+async def join_all(stub, created, players: list[Player], humans: int) -> None:
+    for i in range(1, humans):
+        joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code,
+                                                        player_name=f"p{i}", player_id=f"p{i}"))
+        players.append(Player(stub, created.room.room_id, joined.seat_token, joined.seat, players[0].options))
+
+
+async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeout: float = 120.0) -> int:
+    """Drive human seats with client-side beginner moves until the match is over."""
+    deadline = time.monotonic() + timeout
+    moves = 0
+    by_seat = {p.seat: p for p in players}
+    while time.monotonic() < deadline:
+        latest = [w.latest for w in watchers.values() if w.latest is not None]
+        ref = max(latest, key=lambda m: m.seq) if latest else None
+        if ref is not None and ref.room.status == pb.ROOM_STATUS_FINISHED:
+            return moves
+        seq = ref.seq if ref is not None else -1
+        if ref is not None and ref.view.HasField("result"):
+            await asyncio.sleep(0.005)
+            continue
+        mover = ref.view.turn.seat if ref is not None and ref.HasField("view") else None
+        w = watchers.get(mover) if mover is not None else None
+        if w is None or w.latest is None or w.latest.seq < seq or mover not in by_seat:
+            await asyncio.sleep(0.005)
+            continue
+        p = by_seat[mover]
+        view = w.latest.view
+        acted = False
+        for action in p.plan(view) + p.choose(view):
+            try:
+                await p.act(action)
+                moves += 1
+                acted = True
+                break
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in (grpc.StatusCode.FAILED_PRECONDITION,):
+                    raise
+        assert acted, "no move accepted"
+        # wait until the mover's stream has moved past this view
+        end = time.monotonic() + 10
+        while w.latest.seq == seq and time.monotonic() < end:
+            await asyncio.sleep(0.002)
+    raise AssertionError("match did not finish in time")
