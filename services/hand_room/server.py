@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 import uuid
 
 import grpc
 import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
@@ -53,9 +55,7 @@ class RoomServer:
             if not self.topics:
                 await ensure_topics(self.kafka)
             self.store = EventStore(self.store_url)
-            await self.store.start()
-            index = RoomIndex(self.store.engine)
-            await index.start()
+            index = await self._open_store()
             self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
             t = self.topics or {}
             self.relay = OutboxRelay(self.store, self.kafka, **({"topic": t["events"]} if "events" in t else {}))
@@ -78,6 +78,21 @@ class RoomServer:
             for service in ("", SERVICE_NAME):
                 await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
             log.info("listening", service=SERVICE_NAME, address=self.target, instance=self.instance_id)
+
+    async def _open_store(self) -> RoomIndex:
+        """Create the schema; replicas starting together may race on it, so retry."""
+        for attempt in range(10):
+            try:
+                await self.store.start()
+                index = RoomIndex(self.store.engine)
+                await index.start()
+                return index
+            except (OperationalError, IntegrityError, ProgrammingError) as exc:
+                log.warning("store_start_retry", attempt=attempt, error=str(exc).splitlines()[0])
+                await self.store.close()
+                await asyncio.sleep(0.2 * (attempt + 1))
+                self.store = EventStore(self.store_url)
+        raise RuntimeError("could not open the event store")
 
     async def stop(self, grace: float | None = None) -> None:
         if self._server is not None:

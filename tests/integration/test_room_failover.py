@@ -1,0 +1,214 @@
+"""Two room-service processes share a broker and a store; the owner of a running
+match is killed with SIGKILL mid-turn; the other takes the room over and the match
+finishes with every accepted move stored, and streamed, exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import grpc
+import pytest
+from aiokafka import AIOKafkaConsumer
+
+from hand.v1 import actions_pb2
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_infra.broker import TansuBroker
+from hand_infra.eventstore import EventStore
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import ROOM_EVENTS, ensure_topics
+from hand_room.owner import partition_of
+
+from .room_support import Player, Watcher, create_room, join_all, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+PARTITIONS = 8
+
+
+class Instance:
+    def __init__(self, name: str, bootstrap: str, store_url: str, log_dir: Path) -> None:
+        self.name = name
+        self.log = log_dir / f"{name}.log"
+        env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "HAND_EVENTSTORE_URL": store_url,
+               "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json", "HAND_ROOM_PRESENCE_GRACE_S": "30",
+               "HAND_ROOM_COMMAND_TIMEOUT_S": "4", "HAND_KAFKA_PARTITIONS": str(PARTITIONS)}
+        self.out = self.log.open("w")
+        self.proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT,
+                                     stdout=self.out, stderr=subprocess.STDOUT)
+        self.target = ""
+
+    def lines(self) -> list[str]:
+        return self.log.read_text().splitlines()
+
+    async def ready(self) -> None:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            for line in self.lines():
+                if line.startswith("room service listening on "):
+                    self.target = line.removeprefix("room service listening on ")
+                    return
+            assert self.proc.poll() is None, self.log.read_text()[-3000:]
+            await asyncio.sleep(0.05)
+        raise AssertionError(f"{self.name} did not start")
+
+    def owned(self) -> set[int]:
+        parts: set[int] = set()
+        for line in self.lines():
+            if line.startswith("{"):
+                rec = json.loads(line)
+                if rec.get("event") == "partitions_assigned":
+                    parts |= set(rec["partitions"])
+                elif rec.get("event") == "partitions_revoked":
+                    parts -= set(rec["partitions"])
+        return parts
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            try:
+                self.proc.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+        self.out.close()
+
+
+async def act_retrying(player: Player, stubs: list, action, action_id: str, deadline: float):
+    """Act with one action id, retrying (same id) on UNAVAILABLE or a dead instance."""
+    while True:
+        for stub in stubs:
+            player.stub = stub
+            try:
+                return await player.act(action, action_id=action_id)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
+                    raise
+            if time.monotonic() > deadline:
+                raise AssertionError("no instance accepted the action in time")
+            await asyncio.sleep(0.2)
+
+
+@pytest.mark.timeout(240)
+async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tmp_path: Path) -> None:
+    async with TansuBroker() as broker:
+        settings = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=PARTITIONS)
+        await ensure_topics(settings)
+        store_url = f"sqlite:///{tmp_path / 'events.db'}"
+        a = Instance("a", broker.bootstrap_servers, store_url, tmp_path)
+        b = Instance("b", broker.bootstrap_servers, store_url, tmp_path)
+        channels = []
+        try:
+            await asyncio.gather(a.ready(), b.ready())
+            await wait_for(lambda: len(a.owned() | b.owned()) == PARTITIONS and not (a.owned() & b.owned()), 60)
+            ch_a, ch_b = grpc.aio.insecure_channel(a.target), grpc.aio.insecure_channel(b.target)
+            channels = [ch_a, ch_b]
+            stub_a, stub_b = pb_grpc.RoomServiceStub(ch_a), pb_grpc.RoomServiceStub(ch_b)
+            created, players = await create_room(stub_a, "hand", seats=4, rounds=1)
+            await join_all(stub_b, created, players, 4)
+            room_id = created.room.room_id
+            for p in players[:2]:
+                p.stub = stub_a
+            await stub_a.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=21))
+            part = partition_of(room_id, PARTITIONS)
+            owner, survivor = (a, b) if part in a.owned() else (b, a)
+            stub_surv = stub_b if survivor is b else stub_a
+            stubs_for = {id(stub_a): stub_a, id(stub_b): stub_b}
+            watchers = {p.seat: Watcher(p.stub, room_id, p.token) for p in players}
+            by_seat = {p.seat: p for p in players}
+            deadline = time.monotonic() + 180
+            moves, killed, n = 0, False, 0
+
+            async def refresh(seat: int) -> None:
+                """Reconnect a broken stream to the survivor, resuming after the last seq."""
+                w = watchers[seat]
+                if w.error is not None or (killed and w.stub is not stub_surv):
+                    last = w.latest.seq + 1 if w.latest else 0
+                    await w.close()
+                    fresh = Watcher(stub_surv, room_id, by_seat[seat].token, from_seq=last)
+                    fresh.messages = [*w.messages]
+                    watchers[seat] = fresh
+
+            while time.monotonic() < deadline:
+                for seat in list(watchers):
+                    await refresh(seat)
+                have = [w.latest for w in watchers.values() if w.latest]
+                if not have or not have[0].HasField("view"):
+                    await asyncio.sleep(0.02)
+                    continue
+                latest = max(have, key=lambda m: m.seq)
+                if latest.room.status == pb.ROOM_STATUS_FINISHED:
+                    break
+                mover = latest.view.turn.seat
+                w = watchers[mover]
+                if w.latest is None or w.latest.seq < latest.seq or latest.view.HasField("result"):
+                    await asyncio.sleep(0.01)
+                    continue
+                p = by_seat[mover]
+                view = w.latest.view
+                stubs = [stub_surv] if killed else [p.stub, stub_surv]
+                for action in p.plan(view) + p.choose(view):
+                    n += 1
+                    try:
+                        await act_retrying(p, stubs, action, f"{mover}-{n}", deadline)
+                        moves += 1
+                        break
+                    except grpc.aio.AioRpcError as exc:
+                        assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc
+                if not killed and moves >= 12 and w.latest.view.turn.phase == 2 and not w.latest.view.turn.opening_discard:
+                    owner.proc.send_signal(signal.SIGKILL)
+                    owner.proc.wait()
+                    killed = True
+                seq = latest.seq
+                end = time.monotonic() + 30
+                while max((x.latest.seq for x in watchers.values() if x.latest), default=0) <= seq \
+                        and time.monotonic() < end:
+                    await asyncio.sleep(0.01)
+                    for seat in list(watchers):
+                        await refresh(seat)
+            assert killed, "the owner was never killed"
+            final = (await stub_surv.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+            assert final.status == pb.ROOM_STATUS_FINISHED
+
+            store = EventStore(store_url)
+            await store.start()
+            stored = await store.load(room_id)
+            await store.close()
+            assert [e.seq for e in stored] == list(range(len(stored)))
+            ids = [e.payload.get("action_id") for e in stored if e.kind == "moved" and e.payload.get("by") == "player"]
+            assert len(ids) == len(set(ids)) == moves, "an accepted move is missing or doubled in the store"
+            # every stream saw every seq exactly once
+            for seat, w in watchers.items():
+                seqs = [m.seq for m in w.messages if m.HasField("event")]
+                assert seqs == list(range(seqs[0], stored[-1].seq + 1)), f"seat {seat}: gap or duplicate"
+            # the event topic, de-duplicated by (room_id, seq), holds each seq once
+            consumer = AIOKafkaConsumer(ROOM_EVENTS, bootstrap_servers=broker.bootstrap_servers,
+                                        auto_offset_reset="earliest", group_id=None)
+            await consumer.start()
+            seen: dict[int, int] = {}
+            try:
+                end = time.monotonic() + 20
+                while len(seen) < len(stored) and time.monotonic() < end:
+                    batch = await consumer.getmany(timeout_ms=500)
+                    for msgs in batch.values():
+                        for m in msgs:
+                            ev = json.loads(m.value)
+                            if ev["room_id"] == room_id:
+                                seen[ev["seq"]] = seen.get(ev["seq"], 0) + 1
+            finally:
+                await consumer.stop()
+            assert sorted(seen) == [e.seq for e in stored]
+            for w in watchers.values():
+                await w.close()
+        finally:
+            for ch in channels:
+                await ch.close()
+            a.stop()
+            b.stop()
