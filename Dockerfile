@@ -31,7 +31,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONPATH=/app/services:/app/gen \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
-    HAND_RULES_HOST=0.0.0.0
+    HAND_RULES_HOST=0.0.0.0 \
+    HAND_ROOM_HOST=0.0.0.0
 RUN groupadd --system --gid 10001 hand \
  && useradd --system --uid 10001 --gid hand --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin hand
 COPY --from=deps /opt/venv /opt/venv
@@ -41,5 +42,5 @@ COPY services/ /app/services/
 RUN python -m compileall -q /app/services /app/gen
 WORKDIR /app
 USER 10001:10001
-EXPOSE 50051
+EXPOSE 50051 50052
 CMD ["python", "-m", "hand_rules"]
