@@ -176,6 +176,92 @@ class EventStore:
             raise StaleAppend(room_id, expected_seq) from None
         return seqs
 
+    async def append_batch(
+        self, items: Sequence[tuple[str, int, Sequence[tuple[str, dict[str, Any]]], str | None]],
+    ) -> list[list[int] | EventStoreError]:
+        """Group commit: several appends ``(room_id, expected_seq, events, action_id)`` in
+        one transaction (one fsync). Each item succeeds or fails on its own: its result is
+        its seqs, or the :class:`StaleAppend` / :class:`SeqGap` / :class:`DuplicateAction`
+        it would have raised alone. Items of one room must be listed in seq order.
+
+        Fast path: one query for the rooms' heads, then bulk inserts; if a concurrent
+        writer slips in (a unique-key violation), the batch is retried item by item
+        with savepoints."""
+        if not items:
+            return []
+        try:
+            return await self._append_bulk(items)
+        except IntegrityError:
+            log.info("append_batch_slow_path", items=len(items))
+            return await self._append_each(items)
+
+    async def _append_bulk(self, items) -> list[list[int] | EventStoreError]:
+        now = datetime.now(UTC)
+        rooms = sorted({item[0] for item in items})
+        results: list[list[int] | EventStoreError] = []
+        rows, boxes, acts = [], [], []
+        async with self._write() as conn:
+            heads = dict((await conn.execute(
+                select(room_events.c.room_id, func.max(room_events.c.seq))
+                .where(room_events.c.room_id.in_(rooms)).group_by(room_events.c.room_id))).all())
+            keys = [(i[0], i[3]) for i in items if i[3] is not None]
+            prior = await self._lookup_many(conn, keys)
+            nxt = {r: (heads[r] + 1 if heads.get(r) is not None else 0) for r in rooms}
+            for room_id, expected_seq, events, action_id in items:
+                if action_id is not None and (room_id, action_id) in prior:
+                    results.append(DuplicateAction(room_id, action_id, prior[(room_id, action_id)]))
+                    continue
+                if expected_seq != nxt[room_id]:
+                    err = (StaleAppend(room_id, expected_seq, nxt[room_id]) if expected_seq < nxt[room_id]
+                           else SeqGap(f"room {room_id}: append at {expected_seq}, next is {nxt[room_id]}"))
+                    results.append(err)
+                    continue
+                seqs = list(range(expected_seq, expected_seq + len(events)))
+                nxt[room_id] = expected_seq + len(events)
+                rows += [{"room_id": room_id, "seq": q, "kind": kind, "payload": _encode(payload),
+                          "created_at": now} for q, (kind, payload) in zip(seqs, events, strict=True)]
+                boxes += [{"room_id": room_id, "seq": q, "published": False} for q in seqs]
+                if action_id is not None:
+                    prior[(room_id, action_id)] = seqs
+                    acts.append({"room_id": room_id, "action_id": action_id,
+                                 "first_seq": seqs[0], "last_seq": seqs[-1]})
+                results.append(seqs)
+            if rows:
+                await conn.execute(insert(room_events), rows)
+                await conn.execute(insert(outbox), boxes)
+            if acts:
+                await conn.execute(insert(action_ids), acts)
+        return results
+
+    async def _lookup_many(self, conn: AsyncConnection, keys) -> dict[tuple[str, str], list[int]]:
+        out: dict[tuple[str, str], list[int]] = {}
+        for start in range(0, len(keys), 500):
+            chunk = keys[start:start + 500]
+            rows = (await conn.execute(select(
+                action_ids.c.room_id, action_ids.c.action_id, action_ids.c.first_seq,
+                action_ids.c.last_seq).where(action_ids.c.action_id.in_({k[1] for k in chunk})))).all()
+            wanted = set(chunk)
+            for r in rows:
+                if (r.room_id, r.action_id) in wanted:
+                    out[(r.room_id, r.action_id)] = list(range(r.first_seq, r.last_seq + 1))
+        return out
+
+    async def _append_each(self, items) -> list[list[int] | EventStoreError]:
+        results: list[list[int] | EventStoreError] = []
+        for room_id, expected_seq, events, action_id in items:
+            try:
+                results.append(await self.append(room_id, expected_seq, events, action_id))
+            except EventStoreError as exc:
+                results.append(exc)
+        return results
+
+    async def lookup_actions(self, keys: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[int]]:
+        """The seqs of every ``(room_id, action_id)`` in ``keys`` already applied."""
+        if not keys:
+            return {}
+        async with self.engine.connect() as conn:
+            return await self._lookup_many(conn, list(keys))
+
     async def _next_seq(self, conn: AsyncConnection, room_id: str) -> int:
         head = await conn.scalar(
             select(func.max(room_events.c.seq)).where(room_events.c.room_id == room_id))

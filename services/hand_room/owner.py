@@ -134,7 +134,7 @@ class RoomOwner:
     async def _run(self) -> None:
         assert self._consumer is not None
         while True:
-            batch = await self._consumer.getmany(timeout_ms=200, max_records=500)
+            batch = await self._consumer.getmany(timeout_ms=200, max_records=1000)
             if not batch:
                 continue
             by_room: dict[str, list[dict[str, Any]]] = {}
@@ -145,8 +145,106 @@ class RoomOwner:
                         by_room.setdefault(cmd["room_id"], []).append(cmd)
                     except Exception:
                         log.warning("bad_command_dropped", offset=msg.offset)
-            await asyncio.gather(*(self._serial(r, cmds) for r, cmds in by_room.items()))
+            try:
+                await self._process(by_room)
+            except Exception:
+                log.exception("batch_failed_retrying_one_by_one")
+                await asyncio.gather(*(self._serial(r, cmds) for r, cmds in by_room.items()))
             await self._consumer.commit()
+
+    async def _process(self, by_room: dict[str, list[dict[str, Any]]]) -> None:
+        """Decide every room's commands in memory, then append them all in one
+        transaction (group commit), then reply."""
+        keys = {id(c): _action_key(c) for cmds in by_room.values() for c in cmds if c.get("action_id")}
+        prior = await self.store.lookup_actions([(c["room_id"], keys[id(c)])
+                                                 for cmds in by_room.values() for c in cmds if id(c) in keys])
+        plans = await asyncio.gather(*(self._plan(r, cmds, keys, prior) for r, cmds in by_room.items()))
+        items, owners = [], []
+        redo: dict[str, list[dict[str, Any]]] = {}
+        deferred: list[dict[str, Any]] = []
+        for plan in plans:
+            for entry in plan:
+                if entry.get("defer"):
+                    deferred.append(entry["cmd"])
+                else:
+                    items.append((entry["room_id"], entry["base"], entry["events"], entry["key"]))
+                    owners.append(entry)
+        results = await self.store.append_batch(items) if items else []
+        touched: dict[str, Room] = {}
+        for entry, res in zip(owners, results, strict=True):
+            room_id, cmd = entry["room_id"], entry["cmd"]
+            if room_id in redo:
+                redo[room_id].append(cmd)
+            elif isinstance(res, DuplicateAction):
+                await self._reply(cmd, ok=True, seqs=res.seqs, result={"duplicate": True})
+            elif isinstance(res, Exception):
+                log.warning("stale_owner_reload", room_id=room_id)
+                self.rooms.pop(room_id, None)
+                redo[room_id] = [cmd]
+            else:
+                before = entry["before"]
+                self.rooms[room_id] = entry["room"]
+                touched[room_id] = entry["room"]
+                if before is None or _listing(before) != _listing(entry["room"]):
+                    await self.index.upsert(entry["room"])
+                await self._reply(cmd, ok=True, seqs=res, result=entry["result"])
+        if touched and self.relay is not None:
+            self.relay.notify()
+        for room in touched.values():
+            self._after(room)
+        self.processed += sum(len(c) for c in by_room.values())
+        for room_id, cmds in redo.items():
+            await self._serial(room_id, cmds)
+        for cmd in deferred:  # a retry that arrived in the same batch as its first try
+            await self._serial(cmd["room_id"], [cmd])
+
+    async def _plan(self, room_id: str, cmds: list[dict[str, Any]], keys: dict, prior: dict) -> list[dict]:
+        """Decide one room's commands in order against the in-memory room."""
+        out: list[dict] = []
+        room = self.rooms.get(room_id) or await self._load(room_id)
+        seen: set[str] = set()
+        for cmd in cmds:
+            key = keys.get(id(cmd))
+            with structlog.contextvars.bound_contextvars(room_id=room_id, command=cmd.get("type")):
+                if key is not None:
+                    if (room_id, key) in prior:
+                        await self._reply(cmd, ok=True, seqs=prior[(room_id, key)], result={"duplicate": True})
+                        continue
+                    if (room_id, key) in self._rejected:
+                        await self._reply(cmd, **self._rejected[(room_id, key)])
+                        continue
+                    if key in seen:  # the same action twice in one batch: the store dedupes it
+                        out.append({"room_id": room_id, "cmd": cmd, "defer": True})
+                        continue
+                try:
+                    d = await decide(room, cmd, time.time(), self.rules)
+                except (RoomError, RuleViolation) as exc:
+                    await self._refuse(cmd, room_id, key, exc)
+                    continue
+                except Exception:
+                    log.exception("command_failed")
+                    await self._reply(cmd, ok=False, code="INTERNAL", message="internal error")
+                    continue
+                if not d.events:
+                    await self._reply(cmd, ok=True, seqs=[], result=d.result)
+                    continue
+                base = room.seq if room is not None else 0
+                out.append({"room_id": room_id, "cmd": cmd, "events": d.events, "base": base, "key": key,
+                            "room": d.room, "before": room, "result": d.result})
+                if key is not None:
+                    seen.add(key)
+                room = d.room
+        return out
+
+    async def _refuse(self, cmd: dict[str, Any], room_id: str, key: str | None, exc: Exception) -> None:
+        code = exc.code if isinstance(exc, RoomError) else exc.code.value
+        out = {"ok": False, "code": code, "message": exc.detail, "params": _params(exc)}
+        if key:
+            self._rejected[(room_id, key)] = out
+            while len(self._rejected) > 10_000:
+                self._rejected.popitem(last=False)
+        log.info("command_refused", code=code)
+        await self._reply(cmd, **out)
 
     async def _serial(self, room_id: str, cmds: list[dict[str, Any]]) -> None:
         for cmd in cmds:
@@ -160,10 +258,8 @@ class RoomOwner:
 
     async def _handle(self, cmd: dict[str, Any]) -> None:
         room_id = cmd["room_id"]
-        key = None
-        if cmd.get("action_id"):
-            seat_hint = cmd.get("token_hash", "")[:16]
-            key = f"{seat_hint}:{cmd['action_id']}"
+        key = _action_key(cmd) if cmd.get("action_id") else None
+        if key is not None:
             prior = await self.store.lookup_action(room_id, key)
             if prior is not None:
                 return await self._reply(cmd, ok=True, seqs=prior, result={"duplicate": True})
@@ -174,14 +270,7 @@ class RoomOwner:
             try:
                 d = await decide(room, cmd, time.time(), self.rules)
             except (RoomError, RuleViolation) as exc:
-                code = exc.code if isinstance(exc, RoomError) else exc.code.value
-                out = {"ok": False, "code": code, "message": exc.detail, "params": _params(exc)}
-                if key:
-                    self._rejected[(room_id, key)] = out
-                    while len(self._rejected) > 10_000:
-                        self._rejected.popitem(last=False)
-                log.info("command_refused", code=code)
-                return await self._reply(cmd, **out)
+                return await self._refuse(cmd, room_id, key, exc)
             if not d.events:
                 return await self._reply(cmd, ok=True, seqs=[], result=d.result)
             start = room.seq if room is not None else 0
@@ -196,7 +285,8 @@ class RoomOwner:
             self.rooms[room_id] = d.room
             if self.relay is not None:
                 self.relay.notify()
-            await self.index.upsert(d.room)
+            if room is None or _listing(room) != _listing(d.room):
+                await self.index.upsert(d.room)
             log.info("command_applied", seqs=[seqs[0], seqs[-1]], events=len(seqs))
             await self._reply(cmd, ok=True, seqs=seqs, result=d.result)
             self._after(d.room)
@@ -249,6 +339,16 @@ class RoomOwner:
             await self._producer.send(topic, key=key.encode(), value=encode(value))
         except Exception:
             log.exception("send_failed", topic=topic, room_id=key)
+
+
+def _action_key(cmd: dict[str, Any]) -> str:
+    """Client action ids are per seat: namespace them by the seat token's hash."""
+    return f"{cmd.get('token_hash', '')[:16]}:{cmd['action_id']}"
+
+
+def _listing(room: Room) -> tuple:
+    """What the room index shows; unchanged by ordinary moves."""
+    return (room.status, len(room.free_seats()), room.public, room.code)
 
 
 def _params(exc: Exception) -> dict[str, str]:

@@ -216,19 +216,19 @@ async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeo
             continue
         p = by_seat[mover]
         view = w.latest.view
-        acted = False
+        acted = None
         for action in p.plan(view) + p.choose(view):
             try:
-                await p.act(action)
+                acted = await p.act(action)
                 moves += 1
-                acted = True
                 break
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in (grpc.StatusCode.FAILED_PRECONDITION,):
                     raise
-        assert acted, "no move accepted"
-        # wait until the mover's stream has moved past this view
+        assert acted is not None, "no move accepted"
+        # wait until every stream has seen the move's events
         end = time.monotonic() + 10
-        while w.latest.seq == seq and time.monotonic() < end:
+        while time.monotonic() < end and any(
+                x.latest is None or x.latest.seq < acted.last_seq for x in watchers.values()):
             await asyncio.sleep(0.002)
     raise AssertionError("match did not finish in time")
