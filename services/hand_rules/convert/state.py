@@ -16,6 +16,8 @@ from ._enums import FINISH, MELD_KIND, TURN_PHASE, suit_from_proto, suit_to_prot
 from .options import options_from_proto, options_message
 
 _BAD = Code.INVALID_STATE
+# ``tuple(msg.field[:])``: a repeated scalar field sliced to a list first converts
+# faster than iterating the container (upb), and states are decoded on every call.
 StandIn = tuple[int, int, int]
 
 
@@ -78,7 +80,7 @@ def _turn_from_proto(msg: state_pb2.Turn) -> Turn:
         seat=msg.seat, phase=TURN_PHASE.decode(msg.phase, _BAD, "Turn.phase"),
         opening_discard=msg.opening_discard, first_turn=msg.first_turn, fresh=msg.fresh,
         drawn=_opt(msg, "drawn"), taken=_opt(msg, "taken"), take_final=msg.take_final,
-        take_met=msg.take_met, took=msg.took, laid=tuple(msg.laid), layoffs=msg.layoffs,
+        take_met=msg.take_met, took=msg.took, laid=tuple(msg.laid[:]), layoffs=msg.layoffs,
         foreign=msg.foreign, opened_now=msg.opened_now, discard_only=msg.discard_only,
     )
 
@@ -92,7 +94,7 @@ def _seat_to_proto(s: Seat) -> state_pb2.SeatState:
 
 def _seat_from_proto(msg: state_pb2.SeatState) -> Seat:
     return Seat(
-        hand=tuple(msg.hand), opened=msg.opened, opening_total=_opt(msg, "opening_total"),
+        hand=tuple(msg.hand[:]), opened=msg.opened, opening_total=_opt(msg, "opening_total"),
         laid_any=msg.laid_any, draw_turns=msg.draw_turns,
     )
 
@@ -118,11 +120,11 @@ def result_from_proto(msg: state_pb2.RoundResult) -> RoundResult:
         seats=tuple(
             SeatResult(
                 seat=s.seat, opened=s.opened, opening_total=_opt(s, "opening_total"),
-                cards_left=tuple(s.cards_left), cards_value=s.cards_value, score=s.score,
+                cards_left=tuple(s.cards_left[:]), cards_value=s.cards_value, score=s.score,
             )
             for s in msg.seats
         ),
-        team_scores=tuple(msg.team_scores),
+        team_scores=tuple(msg.team_scores[:]),
     )
 
 
@@ -143,12 +145,12 @@ def state_from_proto(msg: state_pb2.RoundState) -> RoundState:
     """Decode a client-supplied state (then check it with ``hand_engine.check_state``)."""
     return RoundState(
         options=options_from_proto(msg.options), n=msg.n, dealer=msg.dealer, seed=msg.seed,
-        deck=tuple(msg.deck), seats=tuple(_seat_from_proto(x) for x in msg.seats),
-        stock=tuple(msg.stock), pile=tuple(msg.pile),
+        deck=tuple(msg.deck[:]), seats=tuple(_seat_from_proto(x) for x in msg.seats),
+        stock=tuple(msg.stock[:]), pile=tuple(msg.pile[:]),
         melds=tuple(meld_from_proto(m) for m in msg.melds), turn=_turn_from_proto(msg.turn),
         round_no=msg.round_no, next_meld_id=msg.next_meld_id, turn_no=msg.turn_no,
         draw_turns=msg.draw_turns, rebuilds=msg.rebuilds,
-        rebuild_orders=tuple(tuple(o.cards) for o in msg.rebuild_orders),
+        rebuild_orders=tuple(tuple(o.cards[:]) for o in msg.rebuild_orders),
         last_opening_total=_opt(msg, "last_opening_total"),
         result=result_from_proto(msg.result) if msg.HasField("result") else None,
     )
