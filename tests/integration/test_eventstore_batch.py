@@ -1,0 +1,44 @@
+"""Group commit: many rooms' appends in one transaction, each item on its own."""
+
+from __future__ import annotations
+
+import asyncio
+
+from hand_infra.eventstore import DuplicateAction, EventStore, SeqGap, StaleAppend
+
+
+async def test_a_batch_appends_each_item_or_reports_why_not(store: EventStore) -> None:
+    await store.append("r0", 0, [("A", {})], action_id="done")
+    results = await store.append_batch([
+        ("r1", 0, [("A", {"n": 1})], "a1"),
+        ("r1", 1, [("B", {}), ("C", {})], None),
+        ("r2", 0, [("A", {})], None),
+        ("r1", 0, [("X", {})], None),          # seq taken: stale
+        ("r3", 5, [("X", {})], None),          # past the end: gap
+        ("r0", 1, [("X", {})], "done"),        # action already applied
+        ("r1", 3, [("D", {})], "a1"),          # action applied earlier in this batch
+    ])
+    assert results[:3] == [[0], [1, 2], [0]]
+    assert isinstance(results[3], StaleAppend) and isinstance(results[4], SeqGap)
+    assert isinstance(results[5], DuplicateAction) and results[5].seqs == [0]
+    assert isinstance(results[6], DuplicateAction) and results[6].seqs == [0]
+    assert [(e.seq, e.kind) for e in await store.load("r1")] == [(0, "A"), (1, "B"), (2, "C")]
+    assert await store.load("r3") == []
+    assert await store.lookup_actions([("r1", "a1"), ("r0", "done"), ("r2", "none")]) == {
+        ("r1", "a1"): [0], ("r0", "done"): [0]}
+    assert len(await store.pending_outbox()) == 1 + 4
+
+
+async def test_a_batch_racing_a_single_append_forks_nothing(store: EventStore) -> None:
+    results = await asyncio.gather(
+        store.append_batch([("r1", 0, [("batch", {})], None), ("r2", 0, [("batch", {})], None)]),
+        store.append("r1", 0, [("single", {})]),
+        return_exceptions=True)
+    events = await store.load("r1")
+    assert len(events) == 1
+    winner = events[0].kind
+    if winner == "single":
+        assert isinstance(results[0][0], StaleAppend)
+    else:
+        assert isinstance(results[1], StaleAppend)
+    assert [e.kind for e in await store.load("r2")] == ["batch"]
