@@ -168,3 +168,31 @@ async def test_expired_turns_are_auto_played_then_a_bot_holds_the_seat_until_the
         await spectator.close()
     finally:
         await bots.stop()
+
+
+async def test_a_whole_match_runs_on_postgresql_too(broker, pg_url: str, unique: str) -> None:
+    """The same code path with the event store on PostgreSQL instead of SQLite."""
+    from hand_infra.postgres import create_database, drop_database
+
+    name = f"rooms_{unique}"
+    url = await create_database(pg_url, name)
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, url)
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        created, players = await create_room(stub, "saudi", seats=2, rounds=1)
+        await join_all(stub, created, players, 2)
+        room_id = created.room.room_id
+        watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=4))
+        await play_to_end(players, watchers)
+        stored = await server.store.load(room_id)
+        assert stored[-1].kind == "match_ended"
+        assert [e.seq for e in stored] == list(range(len(stored)))
+        for w in watchers.values():
+            await w.close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
+        await drop_database(pg_url, name)
