@@ -63,7 +63,8 @@ def build(
     state = RoundState(
         options=options, n=n, dealer=(turn_seat - 1) % n if dealer is None else dealer, seed=1,
         deck=deck, seats=seats, stock=stock_cards, pile=pile_cards, melds=tuple(table),
-        turn=turn, next_meld_id=len(table) + 1, turn_no=10, draw_turns=9,
+        turn=turn, next_meld_id=len(table) + 1, turn_no=1 if turn.opening_discard else 10,
+        draw_turns=0 if turn.opening_discard else 9,
         last_opening_total=max(totals.values()) if totals else None,
     )
     check_state(state)

@@ -86,3 +86,30 @@ def check_state(state: RoundState) -> None:
         raise _bad("the stock is empty at the start of a turn")
     if state.result is None and not hand:
         raise _bad("the player to move has no cards")
+    _check_turn(state, hand, laid)
+
+
+def _check_turn(state: RoundState, hand: tuple[int, ...], laid: list[int]) -> None:
+    """The turn record agrees with itself (a state a client could tamper with)."""
+    t = state.turn
+    if state.result is not None:
+        return
+    if t.phase == "draw" and (t.drawn is not None or t.taken is not None or t.discard_only
+                              or t.opening_discard):
+        raise _bad("a turn at its draw step has drawn or taken nothing yet")
+    if t.taken is not None and not t.took:
+        raise _bad("a card taken from the pile without a take")
+    if t.drawn is not None and t.drawn not in hand and t.drawn not in laid:
+        raise _bad("the drawn card is neither in hand nor on the table")
+    if t.discard_only and len(hand) != 1:
+        raise _bad("only-discard turns hold exactly one card")
+    if t.opening_discard and (t.seat != state.starter or state.turn_no != 1):
+        raise _bad("only the starter's first turn is a discard-only turn")
+    if any(state.meld(m) is None for m in t.laid):
+        raise _bad("the turn names a meld that is not on the table")
+    if t.taken is not None and t.take_met is False and state.options.take_return == "never":
+        from .feasibility import can_meet
+        from .rules import has_obligation
+
+        if has_obligation(state, t.seat) and not can_meet(state):
+            raise _bad("the take in force can no longer be met")
