@@ -14,7 +14,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto lint test test-fast run bench clean
+.PHONY: help venv proto lint test test-fast soak run bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -56,6 +56,9 @@ test: $(GEN_STAMP) lint ## the whole test suite (CI runs this)
 
 test-fast: $(GEN_STAMP) ## unit + property tests only
 	$(PY) -m pytest -q tests/unit tests/property
+
+soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY_ROUNDS, default 250)
+	HAND_PROPERTY_ROUNDS=$${HAND_PROPERTY_ROUNDS:-250} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_random_games.py
 
 run: $(GEN_STAMP) ## run the whole backend locally (Ctrl-C stops it)
 	$(PY) -m hand_run
