@@ -208,7 +208,7 @@ class RoomOwner:
             with structlog.contextvars.bound_contextvars(room_id=room_id, command=cmd.get("type")):
                 if key is not None:
                     if (room_id, key) in prior:
-                        await self._reply(cmd, ok=True, seqs=prior[(room_id, key)], result={"duplicate": True})
+                        await self._duplicate(cmd, room_id, prior[(room_id, key)])
                         continue
                     if (room_id, key) in self._rejected:
                         await self._reply(cmd, **self._rejected[(room_id, key)])
@@ -236,6 +236,16 @@ class RoomOwner:
                 room = d.room
         return out
 
+    async def _duplicate(self, cmd: dict[str, Any], room_id: str, seqs: list[int]) -> None:
+        """A retried action id: the first result, unless the id now names another move."""
+        first = await self.store.load(room_id, seqs[0], limit=len(seqs))
+        done = next((e.payload.get("action") for e in first if e.kind == "moved"), None)
+        if done is not None and done != cmd.get("payload", {}).get("action"):
+            await self._reply(cmd, ok=False, code="ACTION_ID_REUSED",
+                              message="that action id was used for another move")
+            return
+        await self._reply(cmd, ok=True, seqs=seqs, result={"duplicate": True})
+
     async def _refuse(self, cmd: dict[str, Any], room_id: str, key: str | None, exc: Exception) -> None:
         code = exc.code if isinstance(exc, RoomError) else exc.code.value
         out = {"ok": False, "code": code, "message": exc.detail, "params": _params(exc)}
@@ -262,7 +272,7 @@ class RoomOwner:
         if key is not None:
             prior = await self.store.lookup_action(room_id, key)
             if prior is not None:
-                return await self._reply(cmd, ok=True, seqs=prior, result={"duplicate": True})
+                return await self._duplicate(cmd, room_id, prior)
             if (room_id, key) in self._rejected:
                 return await self._reply(cmd, **self._rejected[(room_id, key)])
         for attempt in range(3):

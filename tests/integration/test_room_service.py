@@ -137,6 +137,11 @@ async def test_bad_requests_get_clear_errors_and_change_nothing(stack) -> None:
     assert not first.duplicate and again.duplicate and (again.first_seq, again.last_seq) == (first.first_seq, first.last_seq)
     stored = await stack.store.load(room_id)
     assert sum(1 for e in stored if e.kind == "moved") == 1
+    # the same id for another move is refused
+    other_move = actions_pb2.Action(draw_stock=actions_pb2.DrawStock())
+    await refused(by_seat[mover].act(other_move, action_id="a-1"), grpc.StatusCode.INVALID_ARGUMENT,
+                  "ACTION_ID_REUSED")
+    assert (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq == stored[-1].seq + 1
     await w.close()
 
 
