@@ -63,18 +63,21 @@ def _runs(naturals: Sequence[int], jokers: Sequence[int], options: Options) -> I
                         break
                 if hi - lo < 2 or (hi == 14 and lo <= 2):
                     continue
-                present = [p for p in range(lo, hi + 1) if p in pos]
-                if len(present) < 2:
-                    continue
-                for cards in product(*(pos[p] for p in present)):
-                    if missing:
+                if not missing:
+                    for cards in product(*(pos[p] for p in range(lo, hi + 1))):
+                        yield cards, ()
+                # a joker fills the gap, or stands for any rank of the span (a held
+                # natural then stays in hand for another meld)
+                for spot in missing or (range(lo, hi + 1) if jokers else ()):
+                    present = [p for p in range(lo, hi + 1) if p != spot]
+                    if len(present) < 2:
+                        continue
+                    for cards in product(*(pos[p] for p in present)):
                         for j in jokers[:2]:
                             decl: tuple = ()
-                            if options.end_joker == "declared" and missing[0] in (lo, hi):
-                                decl = ((j, pos_rank(missing[0]), suit),)
+                            if options.end_joker == "declared" and spot in (lo, hi):
+                                decl = ((j, pos_rank(spot), suit),)
                             yield (*cards, j), decl
-                    else:
-                        yield cards, ()
 
 
 def candidates(hand: Sequence[int], options: Options) -> list[Candidate]:

@@ -79,22 +79,22 @@ PINNED: dict[tuple[str, str], tuple[tuple[int, int, int, int], tuple[int, int, i
     ('aces', 'second_by_layoff'): ((6, 6, 125, 13), (6, 6, 125, 13)),
     ('aces', 'declared'): ((6, 6, 125, 13), (6, 6, 125, 13)),
     ('aces', 'low_ace_1'): ((6, 6, 95, 13), (6, 6, 95, 13)),
-    ('aces-joker', 'default'): ((30, 30, 635, 111), (19, 19, 431, 72)),
-    ('aces-joker', 'second_by_layoff'): ((30, 30, 635, 111), (19, 19, 431, 72)),
-    ('aces-joker', 'declared'): ((30, 35, 730, 143), (19, 19, 434, 72)),
-    ('aces-joker', 'low_ace_1'): ((30, 30, 505, 111), (19, 19, 374, 72)),
-    ('clubs-2jk', 'default'): ((73, 73, 2181, 1013), (47, 47, 1303, 561)),
-    ('clubs-2jk', 'second_by_layoff'): ((73, 73, 2181, 1013), (47, 47, 1303, 561)),
-    ('clubs-2jk', 'declared'): ((73, 95, 2943, 1893), (47, 51, 1455, 805)),
-    ('clubs-2jk', 'low_ace_1'): ((73, 73, 2175, 1013), (47, 47, 1297, 561)),
-    ('diamonds-2jk', 'default'): ((24, 24, 630, 32), (20, 20, 534, 24)),
-    ('diamonds-2jk', 'second_by_layoff'): ((24, 24, 630, 32), (20, 20, 534, 24)),
-    ('diamonds-2jk', 'declared'): ((24, 34, 922, 50), (20, 24, 682, 28)),
-    ('diamonds-2jk', 'low_ace_1'): ((24, 24, 630, 32), (20, 20, 534, 24)),
-    ('high-ace-jk', 'default'): ((27, 27, 1044, 35), (11, 11, 415, 18)),
-    ('high-ace-jk', 'second_by_layoff'): ((27, 27, 1044, 35), (11, 11, 415, 18)),
-    ('high-ace-jk', 'declared'): ((27, 33, 1267, 42), (11, 11, 415, 18)),
-    ('high-ace-jk', 'low_ace_1'): ((27, 27, 1044, 35), (11, 11, 415, 18)),
+    ('aces-joker', 'default'): ((30, 30, 635, 111), (30, 30, 635, 111)),
+    ('aces-joker', 'second_by_layoff'): ((30, 30, 635, 111), (30, 30, 635, 111)),
+    ('aces-joker', 'declared'): ((30, 35, 730, 143), (30, 35, 730, 143)),
+    ('aces-joker', 'low_ace_1'): ((30, 30, 505, 111), (30, 30, 505, 111)),
+    ('clubs-2jk', 'default'): ((73, 73, 2181, 1013), (73, 73, 2181, 1013)),
+    ('clubs-2jk', 'second_by_layoff'): ((73, 73, 2181, 1013), (73, 73, 2181, 1013)),
+    ('clubs-2jk', 'declared'): ((73, 95, 2943, 1893), (73, 95, 2943, 1893)),
+    ('clubs-2jk', 'low_ace_1'): ((73, 73, 2175, 1013), (73, 73, 2175, 1013)),
+    ('diamonds-2jk', 'default'): ((24, 24, 630, 32), (24, 24, 630, 32)),
+    ('diamonds-2jk', 'second_by_layoff'): ((24, 24, 630, 32), (24, 24, 630, 32)),
+    ('diamonds-2jk', 'declared'): ((24, 34, 922, 50), (24, 34, 922, 50)),
+    ('diamonds-2jk', 'low_ace_1'): ((24, 24, 630, 32), (24, 24, 630, 32)),
+    ('high-ace-jk', 'default'): ((27, 27, 1044, 35), (27, 27, 1044, 35)),
+    ('high-ace-jk', 'second_by_layoff'): ((27, 27, 1044, 35), (27, 27, 1044, 35)),
+    ('high-ace-jk', 'declared'): ((27, 33, 1267, 42), (27, 33, 1267, 42)),
+    ('high-ace-jk', 'low_ace_1'): ((27, 27, 1044, 35), (27, 27, 1044, 35)),
     ('straight-12', 'default'): ((55, 55, 2206, 350), (55, 55, 2206, 350)),
     ('straight-12', 'second_by_layoff'): ((55, 55, 2206, 350), (55, 55, 2206, 350)),
     ('straight-12', 'declared'): ((55, 55, 2206, 350), (55, 55, 2206, 350)),
@@ -105,30 +105,10 @@ PINNED: dict[tuple[str, str], tuple[tuple[int, int, int, int], tuple[int, int, i
     ('jk-pairs', 'low_ace_1'): ((6, 6, 118, 6), (6, 6, 118, 6)),
 }
 
-#: Cases where candidates() misses legal melds: an engine bug (README.md,
-#: "Perft"): ``search._runs`` only puts a joker on a run position the hand has
-#: no natural for, so e.g. 5H JK 7H (joker = 6H) is missing when the hand also
-#: holds 6H, and under end_joker=declared so is the end the hand holds. The
-#: cross-check of these cases is a strict xfail: fixing the search turns it
-#: into an XPASS failure; then empty this set and re-pin.
-KNOWN_GAP: set[tuple[str, str]] = {
-    ('aces-joker', 'default'),
-    ('aces-joker', 'second_by_layoff'),
-    ('aces-joker', 'declared'),
-    ('aces-joker', 'low_ace_1'),
-    ('clubs-2jk', 'default'),
-    ('clubs-2jk', 'second_by_layoff'),
-    ('clubs-2jk', 'declared'),
-    ('clubs-2jk', 'low_ace_1'),
-    ('diamonds-2jk', 'default'),
-    ('diamonds-2jk', 'second_by_layoff'),
-    ('diamonds-2jk', 'declared'),
-    ('diamonds-2jk', 'low_ace_1'),
-    ('high-ace-jk', 'default'),
-    ('high-ace-jk', 'second_by_layoff'),
-    ('high-ace-jk', 'declared'),
-    ('high-ace-jk', 'low_ace_1'),
-}
+#: Cases where candidates() may miss legal melds (none since the search puts a
+#: joker on held ranks of a run too, e.g. 5H JK 7H with 6H in hand). A case
+#: listed here is a strict xfail of the cross-check.
+KNOWN_GAP: set[tuple[str, str]] = set()
 
 CASES = [(h, o) for h in HANDS for o in OPTIONS]
 
@@ -286,11 +266,7 @@ def test_known_gap_is_exactly_the_held_rank_joker_runs() -> None:
                 assert (rank, suit) in held, (hand, opts, format_cards(cards))
 
 
-@pytest.mark.xfail(
-    strict=True, raises=RuleViolation,
-    reason="engine bug: search._runs never puts a joker on a rank the hand holds",
-)
-def test_the_gap_refuses_a_legal_take_under_eram() -> None:
+def test_a_legal_take_under_eram_is_accepted_when_the_joker_stands_for_a_held_rank() -> None:
     """The gap in play: under ERAM (take_return = never) a closed player's take
     must be refused only if no legal opening follows. Here one does (it is
     accepted under until_met), yet can_meet() finds none in candidates()."""
@@ -310,7 +286,8 @@ def test_the_gap_refuses_a_legal_take_under_eram() -> None:
         raise AssertionError(f"the opening itself is refused: {exc}") from None
     assert events[0].opening and events[0].opening_total == 51
     strict = build(resolve("eram-hand"), [hand, "AS 2S 3S"], pile="4D")
-    apply(strict, 0, TakeDiscard())  # refused today: TAKE_CANNOT_BE_MET
+    state, _ = apply(strict, 0, TakeDiscard())  # the obligation can be met: the take stands
+    assert state.turn.taken == parse_cards("4D")[0]
 
 
 def _table() -> str:
