@@ -26,6 +26,7 @@ __all__ = [
     "ConfigError",
     "EnvVar",
     "GrpcServerConfig",
+    "LedgerConfig",
     "LogConfig",
     "RoomConfig",
     "RulesConfig",
@@ -99,6 +100,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "2", "consecutive expired turns after which a bot takes the seat over"
         ),
         "HAND_ROOM_GROUP": EnvVar("hand-room-owners", "consumer group of the room owners"),
+        # --- scoring ledger ---
+        "HAND_LEDGER_HOST": EnvVar("127.0.0.1", "address the ledger service listens on"),
+        "HAND_LEDGER_PORT": EnvVar("50053", "gRPC port of the ledger service; 0 picks a free port"),
+        "HAND_LEDGER_URL": EnvVar(
+            "sqlite:///var/hand-ledger.db",
+            "ledger database: a SQLite file URL or postgresql://user:pw@host/db",
+        ),
+        "HAND_LEDGER_GROUP": EnvVar("hand-ledger", "consumer group of the ledger replicas"),
     }
 )
 
@@ -120,6 +129,7 @@ SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
     {
         "rules": ServiceSpec(name="rules", module="hand_rules", port_var="HAND_RULES_PORT"),
         "room": ServiceSpec(name="room", module="hand_room", port_var="HAND_ROOM_PORT"),
+        "ledger": ServiceSpec(name="ledger", module="hand_ledger", port_var="HAND_LEDGER_PORT"),
     }
 )
 
@@ -278,6 +288,28 @@ class RoomConfig:
             group_id=env.text("HAND_ROOM_GROUP"),
         )
         env.check("room service")
+        return config
+
+
+@dataclass(frozen=True)
+class LedgerConfig:
+    """Settings of the scoring ledger (``python -m hand_ledger``)."""
+
+    server: GrpcServerConfig
+    log: LogConfig
+    url: str
+    group_id: str
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
+        env = _Reader(environ)
+        config = cls(
+            server=GrpcServerConfig._read(env, "HAND_LEDGER_HOST", "HAND_LEDGER_PORT"),
+            log=LogConfig._read(env),
+            url=env.text("HAND_LEDGER_URL"),
+            group_id=env.text("HAND_LEDGER_GROUP"),
+        )
+        env.check("ledger service")
         return config
 
 

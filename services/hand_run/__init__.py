@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import RoomConfig, RulesConfig
+from hand_common.config import LedgerConfig, RoomConfig, RulesConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
@@ -136,8 +136,34 @@ class Bots:
             await self.service.stop()
 
 
+class Ledger:
+    """One scoring-ledger replica, consuming the room events of the broker above."""
+
+    name = "ledger"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.config = LedgerConfig.from_env(environ)
+        self.stack = stack
+        self.server = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    async def start(self) -> None:
+        from hand_ledger.server import LedgerServer
+
+        self.server = LedgerServer(self.config, self.stack.kafka)
+        await self.server.start()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
 #: Factories (environment, shared stack → component), in start order.
-COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [Broker, Rules, Room, Bots]
+COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
+    Broker, Rules, Room, Bots, Ledger]
 
 
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:

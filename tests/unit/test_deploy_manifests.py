@@ -181,7 +181,8 @@ def test_the_compose_schema_check_catches_a_misspelt_key() -> None:
 
 
 @pytest.mark.parametrize(
-    "name", ["config.yaml", "kafka.yaml", "postgres.yaml", "room-service.yaml", "rules-service.yaml"]
+    "name", ["config.yaml", "kafka.yaml", "postgres.yaml", "room-service.yaml", "rules-service.yaml",
+             "ledger-service.yaml"]
 )
 def test_each_part_of_the_stack_has_a_kubernetes_manifest(name: str) -> None:
     assert K8S_DIR / name in _k8s_files()
@@ -365,6 +366,7 @@ def test_the_broker_and_database_have_health_checks_and_resource_limits() -> Non
 ADDRESS_VARS = {
     "KAFKA_BOOTSTRAP_SERVERS": "apache/kafka",
     "HAND_EVENTSTORE_URL": "postgres",
+    "HAND_LEDGER_URL": "postgres",
     "HAND_RULES_ADDRESS": "hand_rules",
 }
 

@@ -1,0 +1,16 @@
+"""The scoring ledger: score sheets, match results, player statistics and
+ratings, and replays of every room, projected from ``hand.room-events``.
+
+- :mod:`hand_ledger.consumer` — the consumer group; ordering per room
+  (:mod:`hand_ledger.ordering`), commits after the database;
+- :mod:`hand_ledger.store` — ingest in one transaction per batch, the archive
+  row of each event being its tracking record (:mod:`hand_ledger._schema`);
+- :mod:`hand_ledger.project` — the projections; :mod:`hand_ledger.sheets`
+  (RULES.md §9–§10, pure) and :mod:`hand_ledger.ratings` (openskill);
+- :mod:`hand_ledger.reads` — read models; :mod:`hand_ledger.replay` — folds
+  and the replay check; :mod:`hand_ledger.replays` — their cache;
+- :mod:`hand_ledger.service` / :mod:`hand_ledger.wire` /
+  :mod:`hand_ledger.server` — the gRPC ``LedgerService``.
+
+See docs/ledger.md.
+"""

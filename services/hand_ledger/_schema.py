@@ -1,0 +1,117 @@
+"""Tables of the ledger's own store (SQLAlchemy Core; SQLite or PostgreSQL).
+
+- ``ledger_events`` — the archive of every room event, primary key
+  ``(room_id, seq)``. It is also the **tracking table**: a row is written in
+  the same transaction as every effect of its event, so "this event was
+  processed" and "its effects are there" cannot disagree, and a redelivered
+  event fails on the key instead of counting twice.
+- ``ledger_rooms`` / ``ledger_seats`` — what the projections need to know
+  about a room (options, status, who sits where).
+- ``ledger_rounds`` / ``ledger_lines`` / ``ledger_team_lines`` — the score
+  sheets (RULES.md §9): one row per round, per seat and per team.
+- ``ledger_matches`` — match results with the tie-break outcome (§10).
+- ``ledger_players`` — statistics and the skill rating per player id.
+
+The engine set-up (SQLite WAL, ``BEGIN IMMEDIATE`` for writers) is the event
+store's (:func:`hand_infra._schema.make_engine`).
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger, Boolean, Column, DateTime, Float, Index, Integer, MetaData, String, Table, Text,
+)
+
+metadata = MetaData()
+
+events = Table(
+    "ledger_events", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("seq", BigInteger, primary_key=True, autoincrement=False),
+    Column("kind", String(64), nullable=False),
+    Column("payload", Text, nullable=False),  # JSON text, as published
+    Column("recorded_at", DateTime(timezone=True), nullable=False),
+    Column("error", Text, nullable=True),  # why its projection failed (archived all the same)
+)
+
+rooms = Table(
+    "ledger_rooms", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("preset", String(64), nullable=False),
+    Column("options", Text, nullable=False),  # JSON: Options.to_dict()
+    Column("seat_count", Integer, nullable=False),
+    Column("rounds", Integer, nullable=False),  # fixed rounds of the match
+    Column("partnership", Boolean, nullable=False),
+    Column("status", String(16), nullable=False),  # waiting | playing | finished
+)
+
+seats = Table(
+    "ledger_seats", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("kind", String(8), nullable=False),  # empty | human | bot
+    Column("player_id", String(128), nullable=False),  # "" for bots and empty seats
+    Column("name", String(128), nullable=False),
+)
+
+rounds = Table(
+    "ledger_rounds", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("round_no", Integer, primary_key=True, autoincrement=False),
+    Column("dealer", Integer, nullable=False),
+    Column("playoff", Boolean, nullable=False),
+    Column("finish", String(16), nullable=True),  # NULL until scored
+    Column("winner", Integer, nullable=True),
+    Column("multiplier", Integer, nullable=True),
+)
+
+lines = Table(
+    "ledger_lines", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("round_no", Integer, primary_key=True, autoincrement=False),
+    Column("seat", Integer, primary_key=True, autoincrement=False),
+    Column("player_id", String(128), nullable=False),
+    Column("opened", Boolean, nullable=False),
+    Column("opening_total", Integer, nullable=True),
+    Column("cards_left", Text, nullable=False),  # JSON list of card ids
+    Column("cards_value", Integer, nullable=False),
+    Column("score", Integer, nullable=False),
+    Column("running_total", Integer, nullable=False),
+)
+
+team_lines = Table(
+    "ledger_team_lines", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("round_no", Integer, primary_key=True, autoincrement=False),
+    Column("team", Integer, primary_key=True, autoincrement=False),
+    Column("score", Integer, nullable=False),
+    Column("running_total", Integer, nullable=False),
+)
+
+matches = Table(
+    "ledger_matches", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("winners", Text, nullable=False),  # JSON list of units
+    Column("standings", Text, nullable=False),  # JSON list of standing objects (see sheets.py)
+    Column("outcome", String(32), nullable=False),
+    Column("tied", Text, nullable=False),  # JSON list of units
+    Column("playoff_rounds", Integer, nullable=False),
+    Column("ended_at", DateTime(timezone=True), nullable=False),
+)
+
+players = Table(
+    "ledger_players", metadata,
+    Column("player_id", String(128), primary_key=True),
+    Column("name", String(128), nullable=False),
+    Column("matches", Integer, nullable=False, default=0),
+    Column("wins", Integer, nullable=False, default=0),
+    Column("rounds", Integer, nullable=False, default=0),
+    Column("rounds_won", Integer, nullable=False, default=0),
+    Column("hand_finishes", Integer, nullable=False, default=0),
+    Column("rounds_opened", Integer, nullable=False, default=0),
+    Column("score_sum", BigInteger, nullable=False, default=0),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("ordinal", Float, nullable=False),
+)
+Index("ix_ledger_players_rank", players.c.ordinal, players.c.player_id)

@@ -1,0 +1,169 @@
+"""The ledger's consumer of ``hand.room-events`` (consumer group; any number of replicas).
+
+consume a batch → order it per room (:class:`~hand_ledger.ordering.Hold`,
+seeded from the archive) → record what is ready in one transaction
+(:meth:`LedgerStore.ingest`) → commit the offsets that are now safe. The
+Kafka commit always follows the database commit, so a crash between the
+two only redelivers events the archive already has, and those are dropped
+as duplicates. An event ahead of a gap is held (its offset is not
+committed) until the gap fills.
+
+If a transaction fails (a database error, or an ``IntegrityError`` because
+another replica recorded some of the events during a rebalance), the
+consumer forgets what it held and rewinds its partitions to their committed
+offsets: the archive then says where each room really stands.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+from typing import Any
+
+import structlog
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError
+
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import ROOM_EVENTS
+
+from .ordering import Delivered, Hold
+from .store import LedgerStore
+
+log = structlog.get_logger("hand_ledger.consumer")
+
+
+def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | None:
+    """A ``hand.room-events`` message as a :class:`Delivered`, or None if malformed."""
+    try:
+        d = json.loads(value)
+        return Delivered(str(d["room_id"]), int(d["seq"]), str(d["kind"]), dict(d["payload"]),
+                         partition, offset)
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+class _Listener(ConsumerRebalanceListener):
+    def __init__(self, owner: LedgerConsumer) -> None:
+        self.owner = owner
+
+    async def on_partitions_revoked(self, revoked) -> None:
+        self.owner.hold.drop_partitions(revoked)
+        for tp in revoked:
+            self.owner._committed.pop(tp, None)
+
+    async def on_partitions_assigned(self, assigned) -> None:
+        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in assigned))
+
+
+class LedgerConsumer:
+    """Feeds ``store`` from ``topic`` in consumer group ``group_id``; see the module doc."""
+
+    def __init__(self, store: LedgerStore, settings: KafkaSettings, *, group_id: str = "hand-ledger",
+                 topic: str = ROOM_EVENTS, max_records: int = 500, retry_interval: float = 0.5) -> None:
+        self.store, self.settings, self.group_id, self.topic = store, settings, group_id, topic
+        self.max_records, self.retry_interval = max_records, retry_interval
+        self.hold = Hold()
+        self._consumer: AIOKafkaConsumer | None = None
+        self._task: asyncio.Task[None] | None = None
+        self._committed: dict[Any, int] = {}
+        self.batches = 0
+        self.recorded = 0
+
+    async def start(self) -> None:
+        self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
+        self._consumer.subscribe([self.topic], listener=_Listener(self))
+        await self._consumer.start()
+        self._task = asyncio.create_task(self._run(), name="ledger-consumer")
+
+    async def stop(self) -> None:
+        """Stop consuming (a batch in flight is abandoned: its offsets stay uncommitted)."""
+        if self._task is not None:
+            if self._task.done() and not self._task.cancelled() and self._task.exception() is not None:
+                log.error("ledger_consumer_died", error=repr(self._task.exception()))
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.gather(self._task, return_exceptions=True)
+            self._task = None
+        if self._consumer is not None:
+            await self._consumer.stop()
+            self._consumer = None
+
+    @property
+    def task(self) -> asyncio.Task[None] | None:
+        return self._task
+
+    async def _run(self) -> None:
+        assert self._consumer is not None
+        while True:
+            batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
+            if not batch:
+                continue
+            try:
+                await self.handle(batch)
+            except Exception:
+                log.exception("ledger_batch_failed")
+                await self._rewind()
+                await asyncio.sleep(self.retry_interval)
+
+    async def handle(self, batch: dict[TopicPartition, list[Any]]) -> int:
+        """Order, record and commit one ``getmany`` batch; return how many events were recorded."""
+        items: list[Delivered] = []
+        for tp, records in batch.items():
+            for record in records:
+                item = parse(record.value, tp, record.offset)
+                if item is None:
+                    log.warning("bad_message", partition=tp.partition, offset=record.offset)
+                    self.hold.seen(tp, record.offset)
+                else:
+                    items.append(item)
+        recorded = await self.record(items)
+        await self._commit()
+        return recorded
+
+    async def record(self, items: list[Delivered]) -> int:
+        """Offer ``items`` to the hold and record the events it releases (one transaction)."""
+        unknown = list(dict.fromkeys(i.room_id for i in items if not self.hold.known(i.room_id)))
+        if unknown:
+            for room_id, next_seq in (await self.store.next_seqs(unknown)).items():
+                self.hold.seed(room_id, next_seq)
+        ready: list[Delivered] = []
+        for item in items:
+            ready.extend(self.hold.offer(item))
+        await self.store.ingest(ready)
+        for item in ready:
+            if item.kind == "match_ended":
+                self.hold.forget(item.room_id)
+        self.batches += 1
+        self.recorded += len(ready)
+        waiting = self.hold.waiting()
+        log.debug("ledger_batch", received=len(items), recorded=len(ready), waiting_rooms=len(waiting))
+        return len(ready)
+
+    async def _commit(self) -> None:
+        if self._consumer is None:
+            return
+        offsets = {tp: off for tp, off in self.hold.commit_offsets().items()
+                   if off > self._committed.get(tp, -1)}
+        if not offsets:
+            return
+        try:
+            await self._consumer.commit(offsets)
+        except KafkaError as exc:  # e.g. a rebalance: the events are recorded, they come back as duplicates
+            log.warning("commit_failed", error=str(exc))
+            return
+        self._committed.update(offsets)
+
+    async def _rewind(self) -> None:
+        """Forget the hold and go back to the committed offsets (or the beginning)."""
+        self.hold.reset()
+        self._committed.clear()
+        if self._consumer is None:
+            return
+        for tp in self._consumer.assignment():
+            offset = await self._consumer.committed(tp)
+            if offset is None:
+                await self._consumer.seek_to_beginning(tp)
+            else:
+                self._consumer.seek(tp, offset)

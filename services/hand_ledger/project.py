@@ -1,0 +1,174 @@
+"""The projections: one event's effects, inside the caller's transaction.
+
+``project(conn, room_id, seq, kind, payload)`` updates rooms, seats, score
+sheets, match results and player statistics for one room event. The
+archive row (the tracking record) is written by the caller in the same
+transaction, so an event's effects happen exactly once. Kinds with no
+effect here (moves, presence) are only archived; unknown kinds too.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from . import ratings
+from ._schema import lines, matches, players, rooms, rounds, seats, team_lines
+from .sheets import ScoredRound, match_outcome, score_round
+from .reads import load_rounds
+
+
+def _insert_ignore(conn: AsyncConnection, table, keys: list[str], **values: Any):
+    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
+    return dialect.insert(table).values(**values).on_conflict_do_nothing(index_elements=keys)
+
+
+async def _room(conn: AsyncConnection, room_id: str):
+    return (await conn.execute(select(rooms).where(rooms.c.room_id == room_id))).first()
+
+
+async def _player_ids(conn: AsyncConnection, room_id: str) -> dict[int, str]:
+    rows = await conn.execute(select(seats.c.seat, seats.c.player_id).where(seats.c.room_id == room_id))
+    return {r.seat: r.player_id for r in rows}
+
+
+async def project(conn: AsyncConnection, room_id: str, seq: int, kind: str, p: dict[str, Any]) -> None:
+    handler = HANDLERS.get(kind)
+    if handler is not None:
+        await handler(conn, room_id, p)
+
+
+async def _room_created(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    o = p["options"]
+    await conn.execute(insert(rooms).values(
+        room_id=room_id, preset=p.get("preset", ""), options=json.dumps(o), seat_count=p["seats"],
+        rounds=o["rounds"], partnership=bool(o["partnership"]), status="waiting"))
+    await conn.execute(insert(seats), [
+        {"room_id": room_id, "seat": s, "kind": "empty", "player_id": "", "name": ""}
+        for s in range(p["seats"])])
+
+
+async def _seat_taken(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    player_id = p.get("player_id", "") if p["kind"] == "human" else ""
+    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == p["seat"])
+                       .values(kind=p["kind"], player_id=player_id, name=p.get("name", "")))
+    if player_id:
+        prior = ratings.PRIOR
+        await conn.execute(_insert_ignore(
+            conn, players, ["player_id"], player_id=player_id, name=p.get("name", ""), matches=0,
+            wins=0, rounds=0, rounds_won=0, hand_finishes=0, rounds_opened=0, score_sum=0,
+            mu=prior.mu, sigma=prior.sigma, ordinal=prior.ordinal))
+        await conn.execute(update(players).where(players.c.player_id == player_id)
+                           .values(name=p.get("name", "")))
+
+
+async def _seat_left(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == p["seat"])
+                       .values(kind="empty", player_id="", name=""))
+
+
+async def _status(conn: AsyncConnection, room_id: str, status: str) -> None:
+    await conn.execute(update(rooms).where(rooms.c.room_id == room_id).values(status=status))
+
+
+async def _match_started(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    await _status(conn, room_id, "playing")
+
+
+async def _round_started(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    room = await _room(conn, room_id)
+    await conn.execute(insert(rounds).values(
+        room_id=room_id, round_no=p["round_no"], dealer=p["dealer"],
+        playoff=p["round_no"] > room.rounds))
+
+
+async def _round_scored(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    room = await _room(conn, room_id)
+    ids = await _player_ids(conn, room_id)
+    before = await load_rounds(conn, room_id)
+    last = before[-1] if before else None
+    dealer = await conn.scalar(select(rounds.c.dealer).where(
+        rounds.c.room_id == room_id, rounds.c.round_no == p["round_no"]))
+    r = score_round(p["result"], round_no=p["round_no"], dealer=dealer or 0, fixed_rounds=room.rounds,
+                    player_ids=ids,
+                    before={ln.seat: ln.running_total for ln in last.lines} if last else {},
+                    teams_before={t.team: t.running_total for t in last.teams} if last else {})
+    await _write_round(conn, room_id, r)
+    for ln in r.lines:
+        if ln.player_id:
+            won = r.winner == ln.seat
+            await conn.execute(update(players).where(players.c.player_id == ln.player_id).values(
+                rounds=players.c.rounds + 1, rounds_won=players.c.rounds_won + int(won),
+                hand_finishes=players.c.hand_finishes + int(won and r.finish == "hand"),
+                rounds_opened=players.c.rounds_opened + int(ln.opened),
+                score_sum=players.c.score_sum + ln.score))
+
+
+async def _write_round(conn: AsyncConnection, room_id: str, r: ScoredRound) -> None:
+    values = {"finish": r.finish, "winner": r.winner, "multiplier": r.multiplier}
+    done = await conn.execute(update(rounds).where(
+        rounds.c.room_id == room_id, rounds.c.round_no == r.round_no).values(**values))
+    if done.rowcount == 0:  # no round_started seen (cannot happen in order; be safe)
+        await conn.execute(insert(rounds).values(room_id=room_id, round_no=r.round_no, dealer=r.dealer,
+                                                 playoff=r.playoff, **values))
+    await conn.execute(insert(lines), [
+        {"room_id": room_id, "round_no": r.round_no, "seat": ln.seat, "player_id": ln.player_id,
+         "opened": ln.opened, "opening_total": ln.opening_total,
+         "cards_left": json.dumps(list(ln.cards_left)), "cards_value": ln.cards_value,
+         "score": ln.score, "running_total": ln.running_total} for ln in r.lines])
+    if r.teams:
+        await conn.execute(insert(team_lines), [
+            {"room_id": room_id, "round_no": r.round_no, "team": t.team, "score": t.score,
+             "running_total": t.running_total} for t in r.teams])
+
+
+async def _match_ended(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+    room = await _room(conn, room_id)
+    ids = await _player_ids(conn, room_id)
+    options = json.loads(room.options)
+    out = match_outcome(p, await load_rounds(conn, room_id), n=room.seat_count,
+                        partnership=room.partnership, fixed_rounds=room.rounds,
+                        tie_break=options["tie_break"], player_ids=ids)
+    await conn.execute(insert(matches).values(
+        room_id=room_id, winners=json.dumps(list(out.winners)),
+        standings=json.dumps([s.__dict__ for s in out.standings]), outcome=out.outcome,
+        tied=json.dumps(list(out.tied)), playoff_rounds=out.playoff_rounds, ended_at=datetime.now(UTC)))
+    await _status(conn, room_id, "finished")
+    await _rate(conn, out)
+
+
+async def _rate(conn: AsyncConnection, out) -> None:
+    """Matches, wins and ratings of the match's players (rows locked in id order)."""
+    people = sorted({pid for s in out.standings for pid in s.player_ids if pid})
+    if not people:
+        return
+    rows = await conn.execute(select(players.c.player_id, players.c.mu, players.c.sigma)
+                              .where(players.c.player_id.in_(people))
+                              .order_by(players.c.player_id).with_for_update())
+    current = {r.player_id: ratings.Rating(r.mu, r.sigma) for r in rows}
+    teams = [[current.get(pid) if pid else None for pid in s.player_ids] for s in out.standings]
+    rated = ratings.rate(teams, [s.place for s in out.standings])
+    new: dict[str, ratings.Rating] = {}
+    for s, team in zip(out.standings, rated, strict=True):
+        for pid, rating in zip(s.player_ids, team, strict=True):
+            if pid and pid in current and pid not in new:
+                new[pid] = rating
+                await conn.execute(update(players).where(players.c.player_id == pid).values(
+                    matches=players.c.matches + 1, wins=players.c.wins + int(s.winner),
+                    mu=rating.mu, sigma=rating.sigma, ordinal=rating.ordinal))
+
+
+HANDLERS = {
+    "room_created": _room_created,
+    "seat_taken": _seat_taken,
+    "seat_left": _seat_left,
+    "match_started": _match_started,
+    "round_started": _round_started,
+    "round_scored": _round_scored,
+    "match_ended": _match_ended,
+}

@@ -1,0 +1,144 @@
+"""Read models over the ledger's tables (domain dataclasses; no wire types).
+
+Each function takes an open connection, so the projections can read their
+own writes inside a transaction and the gRPC handlers read outside one.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from ._schema import events, lines, matches, players, rooms, rounds, seats, team_lines
+from .ratings import Rating
+from .sheets import Line, Outcome, ScoredRound, Standing, TeamLine
+
+
+@dataclass(frozen=True)
+class SeatInfo:
+    seat: int
+    kind: str
+    player_id: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Sheet:
+    room_id: str
+    preset: str
+    options: dict[str, Any]
+    status: str
+    seats: tuple[SeatInfo, ...]
+    rounds: tuple[ScoredRound, ...]
+
+
+@dataclass(frozen=True)
+class PlayerStats:
+    player_id: str
+    name: str
+    matches: int
+    wins: int
+    rounds: int
+    rounds_won: int
+    hand_finishes: int
+    rounds_opened: int
+    score_sum: int
+    rating: Rating
+
+    @property
+    def opening_rate(self) -> float:
+        return self.rounds_opened / self.rounds if self.rounds else 0.0
+
+    @property
+    def mean_round_score(self) -> float:
+        return self.score_sum / self.rounds if self.rounds else 0.0
+
+
+@dataclass(frozen=True)
+class Archived:
+    """One archived room event."""
+
+    seq: int
+    kind: str
+    payload: dict[str, Any]
+
+
+async def load_rounds(conn: AsyncConnection, room_id: str) -> list[ScoredRound]:
+    """The room's scored rounds, in order, with their lines."""
+    heads = (await conn.execute(select(rounds).where(
+        rounds.c.room_id == room_id, rounds.c.finish.is_not(None)).order_by(rounds.c.round_no))).all()
+    if not heads:
+        return []
+    by_round: dict[int, list[Line]] = {}
+    for r in await conn.execute(select(lines).where(lines.c.room_id == room_id)
+                                .order_by(lines.c.round_no, lines.c.seat)):
+        by_round.setdefault(r.round_no, []).append(Line(
+            r.seat, r.player_id, r.opened, r.opening_total, tuple(json.loads(r.cards_left)),
+            r.cards_value, r.score, r.running_total))
+    by_team: dict[int, list[TeamLine]] = {}
+    for r in await conn.execute(select(team_lines).where(team_lines.c.room_id == room_id)
+                                .order_by(team_lines.c.round_no, team_lines.c.team)):
+        by_team.setdefault(r.round_no, []).append(TeamLine(r.team, r.score, r.running_total))
+    return [ScoredRound(h.round_no, h.playoff, h.dealer, h.finish, h.winner, h.multiplier,
+                        tuple(by_round.get(h.round_no, ())), tuple(by_team.get(h.round_no, ())))
+            for h in heads]
+
+
+async def load_sheet(conn: AsyncConnection, room_id: str) -> Sheet | None:
+    room = (await conn.execute(select(rooms).where(rooms.c.room_id == room_id))).first()
+    if room is None:
+        return None
+    seat_rows = await conn.execute(select(seats).where(seats.c.room_id == room_id).order_by(seats.c.seat))
+    return Sheet(room_id, room.preset, json.loads(room.options), room.status,
+                 tuple(SeatInfo(s.seat, s.kind, s.player_id, s.name) for s in seat_rows),
+                 tuple(await load_rounds(conn, room_id)))
+
+
+async def load_outcome(conn: AsyncConnection, room_id: str) -> Outcome | None:
+    row = (await conn.execute(select(matches).where(matches.c.room_id == room_id))).first()
+    if row is None:
+        return None
+    standings = tuple(Standing(**{**s, "seats": tuple(s["seats"]), "player_ids": tuple(s["player_ids"])})
+                      for s in json.loads(row.standings))
+    return Outcome(tuple(json.loads(row.winners)), standings, row.outcome, tuple(json.loads(row.tied)),
+                   row.playoff_rounds)
+
+
+def _stats(r) -> PlayerStats:
+    return PlayerStats(r.player_id, r.name, r.matches, r.wins, r.rounds, r.rounds_won, r.hand_finishes,
+                       r.rounds_opened, r.score_sum, Rating(r.mu, r.sigma))
+
+
+async def load_player(conn: AsyncConnection, player_id: str) -> PlayerStats | None:
+    row = (await conn.execute(select(players).where(players.c.player_id == player_id))).first()
+    return None if row is None else _stats(row)
+
+
+async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_matches: int
+                      ) -> list[PlayerStats]:
+    """Players by rating ordinal, best first (ties by player id)."""
+    query = (select(players).where(players.c.matches >= min_matches)
+             .order_by(players.c.ordinal.desc(), players.c.player_id).offset(offset).limit(limit))
+    return [_stats(r) for r in await conn.execute(query)]
+
+
+async def load_events(conn: AsyncConnection, room_id: str, from_seq: int = 0) -> list[Archived]:
+    query = (select(events.c.seq, events.c.kind, events.c.payload)
+             .where(events.c.room_id == room_id, events.c.seq >= from_seq).order_by(events.c.seq))
+    return [Archived(r.seq, r.kind, json.loads(r.payload)) for r in await conn.execute(query)]
+
+
+async def next_seqs(conn: AsyncConnection, room_ids: list[str]) -> dict[str, int]:
+    """Per room, one past the highest archived seq (0 for a room never seen)."""
+    out = dict.fromkeys(room_ids, 0)
+    for start in range(0, len(room_ids), 500):
+        chunk = room_ids[start:start + 500]
+        query = (select(events.c.room_id, func.max(events.c.seq))
+                 .where(events.c.room_id.in_(chunk)).group_by(events.c.room_id))
+        for room_id, top in await conn.execute(query):
+            out[room_id] = top + 1
+    return out

@@ -1,0 +1,87 @@
+"""``LedgerServer``: one ledger replica (store + consumer + gRPC server).
+
+It serves ``hand.v1.LedgerService``, ``grpc.health.v1.Health`` (both "" and
+"hand.v1.LedgerService" SERVING while up) and server reflection, and feeds
+its store from ``hand.room-events`` in the ledger's consumer group. Any
+number of replicas may share one store (PostgreSQL); each then consumes
+its share of the partitions and answers every read.
+"""
+
+from __future__ import annotations
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
+from hand_common.config import LedgerConfig
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import ROOM_EVENTS, ensure_topics
+
+from .consumer import LedgerConsumer
+from .service import LedgerService
+from .store import LedgerStore
+
+SERVICE_NAME = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
+SERVING = health_pb2.HealthCheckResponse.SERVING
+log = structlog.get_logger("hand_ledger")
+
+
+class LedgerServer:
+    """The ledger on ``config.server.address`` (port 0: a free port, see ``port``).
+
+    ``kafka=None`` serves reads only (no consumer): for tests and tools.
+    ``topic`` overrides ``hand.room-events`` (tests use a topic of their own).
+    """
+
+    name = "ledger"
+
+    def __init__(self, config: LedgerConfig, kafka: KafkaSettings | None, *,
+                 topic: str | None = None, store: LedgerStore | None = None) -> None:
+        self.config, self.kafka, self.topic = config, kafka, topic
+        self.store = store or LedgerStore(config.url)
+        self.consumer: LedgerConsumer | None = None
+        self.port = 0
+        self._server: grpc.aio.Server | None = None
+        self._health = health.aio.HealthServicer()
+
+    @property
+    def target(self) -> str:
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.config.server.host, self.config.server.host)
+        return f"{host}:{self.port}"
+
+    async def start(self) -> None:
+        await self.store.start()
+        if self.kafka is not None:
+            if self.topic is None:
+                await ensure_topics(self.kafka)
+            self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
+                                           topic=self.topic or ROOM_EVENTS)
+            await self.consumer.start()
+        server = grpc.aio.server(options=self.config.server.channel_options())
+        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(LedgerService(self.store), server)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
+        reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+        try:
+            self.port = server.add_insecure_port(self.config.server.address)
+        except RuntimeError as error:
+            await self.stop()
+            raise OSError(f"cannot listen on {self.config.server.address}: {error}") from None
+        await server.start()
+        self._server = server
+        for service in ("", SERVICE_NAME):
+            await self._health.set(service, SERVING)
+        log.info("listening", service=SERVICE_NAME, address=self.target)
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Health NOT_SERVING, finish in-flight calls, stop consuming, close the store."""
+        if self._server is not None:
+            await self._health.enter_graceful_shutdown()
+            await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
+            self._server = None
+        if self.consumer is not None:
+            await self.consumer.stop()
+            self.consumer = None
+        await self.store.close()
+        log.info("stopped", service=SERVICE_NAME)

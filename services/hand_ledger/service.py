@@ -1,0 +1,135 @@
+"""``LedgerService`` handlers: decode, read, encode (see proto/hand/v1/ledger_service.proto)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+
+import grpc
+import structlog
+
+from hand.v1 import ledger_service_pb2 as pb
+from hand.v1 import ledger_service_pb2_grpc as pb_grpc
+
+from . import reads, wire
+from .replay import check
+from .replays import Replays
+from .status import LedgerError, lang_of, to_status
+from .store import LedgerStore
+
+log = structlog.get_logger("hand_ledger.service")
+MAX_ID = 128
+
+
+def _rpc(fn):
+    name = fn.__name__
+
+    async def call(self, request, context: grpc.aio.ServicerContext):
+        started = time.perf_counter()
+        code = "OK"
+        room_id = getattr(request, "room_id", None)
+        with structlog.contextvars.bound_contextvars(room_id=room_id or None, rpc=name):
+            try:
+                return await fn(self, request, context)
+            except LedgerError as exc:
+                code = exc.code
+                status = to_status(exc, lang_of(context))
+                await context.abort(status.code, status.details, status.trailing_metadata)
+            finally:
+                log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
+
+    call.__name__ = name
+    return call
+
+
+def _room_id(room_id: str) -> str:
+    if not room_id or len(room_id) > MAX_ID:
+        raise LedgerError("INVALID_ARGUMENT", "room_id is required")
+    return room_id
+
+
+class LedgerService(pb_grpc.LedgerServiceServicer):
+    def __init__(self, store: LedgerStore, replays: Replays | None = None) -> None:
+        self.store = store
+        self.replays = replays or Replays(store)
+
+    async def _sheet(self, room_id: str) -> reads.Sheet:
+        async with self.store.read() as conn:
+            sheet = await reads.load_sheet(conn, _room_id(room_id))
+        if sheet is None:
+            raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
+        return sheet
+
+    @_rpc
+    async def GetScoreSheet(self, request: pb.GetScoreSheetRequest, context) -> pb.GetScoreSheetResponse:
+        return pb.GetScoreSheetResponse(sheet=wire.sheet_to_proto(await self._sheet(request.room_id)))
+
+    @_rpc
+    async def GetMatchResult(self, request: pb.GetMatchResultRequest, context) -> pb.GetMatchResultResponse:
+        sheet = await self._sheet(request.room_id)
+        async with self.store.read() as conn:
+            outcome = await reads.load_outcome(conn, request.room_id)
+        return pb.GetMatchResultResponse(result=wire.match_to_proto(request.room_id, sheet, outcome))
+
+    @_rpc
+    async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
+        if not request.player_id or len(request.player_id) > MAX_ID:
+            raise LedgerError("INVALID_ARGUMENT", "player_id is required")
+        async with self.store.read() as conn:
+            stats = await reads.load_player(conn, request.player_id)
+        if stats is None:
+            raise LedgerError("PLAYER_NOT_FOUND", "no such player")
+        return pb.GetPlayerStatsResponse(stats=wire.stats_to_proto(stats))
+
+    @_rpc
+    async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
+        size = min(request.page_size or 50, 200)
+        if request.page_token and not request.page_token.isdigit():
+            raise LedgerError("INVALID_ARGUMENT", "bad page_token")
+        offset = int(request.page_token or 0)
+        async with self.store.read() as conn:
+            rows = await reads.leaderboard(conn, offset=offset, limit=size + 1,
+                                           min_matches=request.min_matches)
+        out = pb.GetLeaderboardResponse()
+        for i, stats in enumerate(rows[:size]):
+            out.entries.add(rank=offset + i + 1, stats=wire.stats_to_proto(stats))
+        if len(rows) > size:
+            out.next_page_token = str(offset + size)
+        return out
+
+    @_rpc
+    async def GetReplay(self, request: pb.GetReplayRequest, context) -> pb.GetReplayResponse:
+        try:
+            steps = await self.replays.steps(_room_id(request.room_id))
+        except LedgerError:
+            raise
+        except Exception as exc:
+            log.exception("replay_fold_failed")
+            raise LedgerError("REPLAY_BROKEN", str(exc)) from None
+        if not steps:
+            raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
+        last = steps[-1].room
+        complete = last.status == "finished"
+        seat = None
+        if request.seat_token:
+            seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
+            if seat is None:
+                raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
+        if request.HasField("seat"):
+            if request.seat >= last.n or not (complete or request.seat == seat):
+                raise LedgerError("SEAT_TOKEN_INVALID", "another seat's view only once the match is over")
+            seat = request.seat
+        step = request.step if request.HasField("step") else len(steps) - 1
+        if step >= len(steps) or request.from_seq > step:
+            raise LedgerError("INVALID_ARGUMENT", "step must be an archived seq, from_seq <= step",
+                              event_count=len(steps))
+        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, complete)
+
+    @_rpc
+    async def CheckReplay(self, request: pb.CheckReplayRequest, context) -> pb.CheckReplayResponse:
+        async with self.store.read() as conn:
+            archived = await reads.load_events(conn, _room_id(request.room_id))
+        if not archived:
+            raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
+        return wire.check_to_proto(await asyncio.to_thread(check, archived))

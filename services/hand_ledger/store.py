@@ -1,0 +1,151 @@
+"""The ledger's store: ingest room events exactly once, and read the projections.
+
+SQLite (the embedded default, a file in WAL mode) or PostgreSQL, by URL,
+one code path (the event store's engine set-up). :meth:`LedgerStore.ingest`
+writes a batch of events — each one's archive row (its tracking record)
+and all its effects — in **one transaction**: after a crash either all of
+the batch is there or none of it. A row already archived makes the insert
+fail on the key (``IntegrityError``): the batch was, at least in part,
+recorded before (by this process before a restart, or by another replica
+during a rebalance), and the caller re-reads from the archive.
+
+An event whose projection raises (a malformed payload) cannot block the
+others: the batch is retried one event per transaction, and such an event
+is archived with its error and no effect.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from datetime import UTC, datetime
+
+import structlog
+from sqlalchemy import insert
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from hand_infra._schema import SQLITE_BEGIN, make_engine
+
+from . import reads
+from ._schema import events, metadata
+from .ordering import Delivered
+from .project import project
+
+log = structlog.get_logger("hand_ledger.store")
+
+
+class LedgerStore:
+    """See the module doc. ``after_event`` is a test hook run after each event's effects."""
+
+    def __init__(self, url: str | URL, *, after_event: Callable[[Delivered], None] | None = None,
+                 **engine_kwargs: object) -> None:
+        self.url = url
+        self.after_event = after_event
+        self._engine_kwargs = engine_kwargs
+        self._engine: AsyncEngine | None = None
+        self.ingested = 0
+        self.failed = 0
+
+    @property
+    def engine(self) -> AsyncEngine:
+        if self._engine is None:
+            raise RuntimeError("ledger store not started")
+        return self._engine
+
+    async def start(self, attempts: int = 10) -> None:
+        """Connect and create missing tables (replicas starting together may race: retried)."""
+        self._engine = make_engine(self.url, **self._engine_kwargs)
+        for attempt in range(attempts):
+            try:
+                async with self._write() as conn:
+                    await conn.run_sync(metadata.create_all)
+                break
+            except (OperationalError, IntegrityError, ProgrammingError) as exc:
+                if attempt == attempts - 1:
+                    raise
+                log.warning("ledger_store_start_retry", attempt=attempt, error=str(exc).splitlines()[0])
+                await asyncio.sleep(0.2 * (attempt + 1))
+        log.info("ledger_store_started", backend=self._engine.dialect.name)
+
+    async def close(self) -> None:
+        if self._engine is not None:
+            await self._engine.dispose()
+            self._engine = None
+
+    async def __aenter__(self) -> LedgerStore:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            async with conn.begin():
+                yield conn
+
+    @asynccontextmanager
+    async def read(self) -> AsyncIterator[AsyncConnection]:
+        """A connection for the read models in :mod:`hand_ledger.reads`."""
+        async with self.engine.connect() as conn:
+            yield conn
+
+    # ------------------------------------------------------------------ writes
+    async def ingest(self, batch: Sequence[Delivered]) -> int:
+        """Record ``batch`` (in seq order per room) and its effects; return its size.
+
+        Raises ``IntegrityError`` if any of it was recorded before, other
+        database errors as they come; nothing of the batch is kept then.
+        """
+        if not batch:
+            return 0
+        try:
+            await self._ingest(batch)
+        except DBAPIError:
+            raise
+        except Exception:
+            if len(batch) == 1:
+                await self._quarantine(batch[0])
+            else:
+                for item in batch:
+                    await self.ingest([item])
+                return len(batch)
+        self.ingested += len(batch)
+        return len(batch)
+
+    async def _ingest(self, batch: Sequence[Delivered], error: str | None = None) -> None:
+        now = datetime.now(UTC)
+        async with self._write() as conn:
+            await conn.execute(insert(events), [
+                {"room_id": e.room_id, "seq": e.seq, "kind": e.kind,
+                 "payload": json.dumps(e.payload, ensure_ascii=False, separators=(",", ":")),
+                 "recorded_at": now, "error": error} for e in batch])
+            if error is not None:
+                return
+            for e in batch:
+                await project(conn, e.room_id, e.seq, e.kind, e.payload)
+                if self.after_event is not None:
+                    self.after_event(e)
+
+    async def _quarantine(self, item: Delivered) -> None:
+        try:
+            await self._ingest([item])
+            return
+        except DBAPIError:
+            raise
+        except Exception as exc:
+            error = f"{type(exc).__name__}: {exc}"
+        log.error("projection_failed", room_id=item.room_id, seq=item.seq, kind=item.kind, error=error)
+        await self._ingest([item], error=error)
+        self.failed += 1
+
+    # ------------------------------------------------------------------ reads
+    async def next_seqs(self, room_ids: Sequence[str]) -> dict[str, int]:
+        async with self.read() as conn:
+            return await reads.next_seqs(conn, list(room_ids))

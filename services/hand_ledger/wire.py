@@ -1,0 +1,129 @@
+"""Ledger domain → ``hand.v1`` ledger messages (the one adapter; no logic here)."""
+
+from __future__ import annotations
+
+from hand.v1 import ledger_service_pb2 as pb
+from hand.v1 import options_pb2
+from hand.v1 import room_service_pb2 as room_pb
+from hand_engine import redact, view
+from hand_engine.notation import options_from_dict
+from hand_rules.convert import (
+    action_to_proto, event_to_proto, options_to_proto, state_to_proto, view_to_proto,
+)
+from hand_rules.convert._enums import FINISH, EnumCodec
+from hand_rules.convert.state import result_to_proto as round_result_to_proto
+from hand_room.codec import action_from_json
+from hand_room.wire import room_info
+
+from .reads import PlayerStats, Sheet
+from .replay import Check, Step
+from .sheets import Outcome, unit_seats
+
+_KIND = {"empty": room_pb.SEAT_KIND_EMPTY, "human": room_pb.SEAT_KIND_HUMAN, "bot": room_pb.SEAT_KIND_BOT}
+_STATUS = {"waiting": room_pb.ROOM_STATUS_WAITING, "playing": room_pb.ROOM_STATUS_PLAYING,
+           "finished": room_pb.ROOM_STATUS_FINISHED}
+_ORIGIN = {"player": room_pb.MOVE_ORIGIN_PLAYER, "timer": room_pb.MOVE_ORIGIN_TIMER,
+           "bot": room_pb.MOVE_ORIGIN_BOT}
+OUTCOME = EnumCodec(pb.TieBreakOutcome.DESCRIPTOR)
+TIE_BREAK = EnumCodec(options_pb2.TieBreak.DESCRIPTOR)
+
+
+def sheet_to_proto(s: Sheet) -> pb.ScoreSheet:
+    partnership = bool(s.options.get("partnership"))
+    msg = pb.ScoreSheet(room_id=s.room_id, preset=s.preset,
+                        options=options_to_proto(options_from_dict(s.options)), status=_STATUS[s.status])
+    for seat in s.seats:
+        msg.seats.add(seat=seat.seat, player_id=seat.player_id, name=seat.name, kind=_KIND[seat.kind],
+                      unit=seat.seat % 2 if partnership else seat.seat)
+    for r in s.rounds:
+        row = msg.rounds.add(round_no=r.round_no, playoff=r.playoff, dealer=r.dealer,
+                             finish=FINISH.encode(r.finish), winner=r.winner, multiplier=r.multiplier)
+        for ln in r.lines:
+            row.lines.add(seat=ln.seat, player_id=ln.player_id, opened=ln.opened,
+                          opening_total=ln.opening_total, cards_left=ln.cards_left,
+                          cards_value=ln.cards_value, score=ln.score, running_total=ln.running_total,
+                          went_out=r.winner == ln.seat)
+        for t in r.teams:
+            row.teams.add(team=t.team, score=t.score, running_total=t.running_total)
+    return msg
+
+
+def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None) -> pb.MatchResult:
+    """The match result; before the end, provisional standings from the sheet."""
+    o = sheet.options
+    msg = pb.MatchResult(room_id=room_id, over=out is not None, tie_break=TIE_BREAK.encode(o["tie_break"]),
+                         rounds=o["rounds"])
+    if out is None:
+        partnership, n = bool(o["partnership"]), len(sheet.seats)
+        units = (0, 1) if partnership else tuple(range(n))
+        for u in units:
+            total = sum(r.unit_score(u, partnership) for r in sheet.rounds)
+            seats = unit_seats(u, n, partnership)
+            msg.standings.add(unit=u, seats=seats, total=total, regular_total=total,
+                              player_ids=[sheet.seats[s].player_id for s in seats],
+                              outs=sum(1 for r in sheet.rounds if r.winner in seats),
+                              penalty_points=sum(max(0, r.unit_score(u, partnership)) for r in sheet.rounds))
+        msg.playoff_rounds = sum(1 for r in sheet.rounds if r.playoff)
+        return msg
+    msg.winners.extend(out.winners)
+    msg.outcome = OUTCOME.encode(out.outcome)
+    msg.tied.extend(out.tied)
+    msg.playoff_rounds = out.playoff_rounds
+    for s in out.standings:
+        msg.standings.add(unit=s.unit, seats=s.seats, player_ids=s.player_ids, total=s.total,
+                          regular_total=s.regular_total, outs=s.outs, penalty_points=s.penalty_points,
+                          place=s.place, winner=s.winner)
+    return msg
+
+
+def stats_to_proto(s: PlayerStats) -> pb.PlayerStats:
+    r = s.rating
+    return pb.PlayerStats(
+        player_id=s.player_id, name=s.name, matches=s.matches, wins=s.wins, rounds=s.rounds,
+        rounds_won=s.rounds_won, hand_finishes=s.hand_finishes, rounds_opened=s.rounds_opened,
+        opening_rate=s.opening_rate, mean_round_score=s.mean_round_score, total_round_score=s.score_sum,
+        rating=pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal))
+
+
+def check_to_proto(c: Check) -> pb.CheckReplayResponse:
+    return pb.CheckReplayResponse(ok=c.ok, events_checked=c.events, moves_checked=c.moves,
+                                  results_checked=c.results, mismatch_seq=c.mismatch_seq,
+                                  mismatch=c.mismatch)
+
+
+def event_for(step: Step, seat: int | None, complete: bool) -> room_pb.RoomEvent:
+    """A step's event as ``seat`` may see it (everything once the match is over)."""
+    p = step.payload
+    ev = room_pb.RoomEvent(kind=step.kind)
+    if isinstance(p.get("seat"), int):
+        ev.seat = p["seat"]
+    if step.kind == "moved":
+        ev.action.CopyFrom(action_to_proto(action_from_json(p["action"])))
+        ev.origin = _ORIGIN.get(p.get("by", ""), 0)
+    elif step.kind == "round_scored":
+        ev.result.CopyFrom(round_result_to_proto(step.room.match.results[-1]))
+        ev.round_no = p["round_no"]
+    elif step.kind == "round_started":
+        ev.round_no = p["round_no"]
+    elif step.kind == "seat_away":
+        ev.reason = p.get("reason", "")
+    for e in step.engine_events:
+        ev.events.append(event_to_proto(e if complete else redact(e, seat)))
+    return ev
+
+
+def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,
+                    complete: bool) -> pb.GetReplayResponse:
+    room = steps[step_no].room
+    msg = pb.GetReplayResponse(room_id=room_id, complete=complete, seat=seat, step=step_no,
+                               event_count=len(steps))
+    for s in steps[from_seq:step_no + 1]:
+        msg.events.add(seq=s.seq, event=event_for(s, seat, complete))
+    if room.round is not None:
+        msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
+        if complete:
+            msg.position.CopyFrom(state_to_proto(room.round))
+    info = room_info(room)
+    info.join_code = ""
+    msg.room.CopyFrom(info)
+    return msg

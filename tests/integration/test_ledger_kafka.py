@@ -1,0 +1,145 @@
+"""The ledger consuming a real broker (Tansu) on SQLite and PostgreSQL: replicas in
+one consumer group, duplicated deliveries, and a ledger killed in the middle of a
+batch (an exception, or its task cancelled) then restarted in the same group."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+
+import pytest
+from aiokafka import AIOKafkaProducer
+from sqlalchemy import func, select
+
+from hand_infra.topics import ensure_topics
+from hand_ledger import _schema
+from hand_ledger.consumer import LedgerConsumer
+from hand_ledger.ordering import Delivered
+from hand_ledger.store import LedgerStore
+from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
+
+from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
+from .test_ledger_store import Crash, ingest_in_order
+
+
+def value(e: Delivered) -> bytes:
+    import json
+
+    return json.dumps({"room_id": e.room_id, "seq": e.seq, "kind": e.kind, "payload": e.payload}).encode()
+
+
+async def publish(broker, topic: str, runs, rng: random.Random) -> int:
+    """Every scenario's events, rooms interleaved, some sent twice (at-least-once)."""
+    queues = [list(run.events) for run in runs.values()]
+    producer = AIOKafkaProducer(**broker.producer_kwargs())
+    await producer.start()
+    sent = 0
+    try:
+        while any(queues):
+            q = rng.choice([q for q in queues if q])
+            e = q.pop(0)
+            for _ in range(2 if rng.random() < 0.2 else 1):
+                await producer.send(topic, key=e.room_id.encode(), value=value(e))
+                sent += 1
+        await producer.flush()
+    finally:
+        await producer.stop()
+    return sent
+
+
+async def archived(store: LedgerStore) -> int:
+    async with store.read() as conn:
+        return await conn.scalar(select(func.count()).select_from(_schema.events))
+
+
+async def wait_archived(store: LedgerStore, n: int, timeout: float = 90.0) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if await archived(store) >= n:
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"only {await archived(store)} of {n} events archived in time")
+
+
+@pytest.fixture
+async def topic(broker, unique: str) -> str:
+    name = f"t-{unique}-events"
+    await ensure_topics(broker, [name], partitions=4)
+    return name
+
+
+async def test_replicas_in_one_group_record_every_event_once(broker, topic, unique, ledger_db,
+                                                            scenario_runs) -> None:
+    url = await ledger_db()
+    await publish(broker, topic, scenario_runs, random.Random(1))
+    total = sum(len(run.events) for run in scenario_runs.values())
+    stores = [LedgerStore(url), LedgerStore(url)]
+    for s in stores:
+        await s.start()
+    replicas = [LedgerConsumer(s, broker, group_id=f"g-{unique}", topic=topic) for s in stores]
+    try:
+        for r in replicas:
+            await r.start()
+        await wait_archived(stores[0], total)
+        await asyncio.sleep(0.5)  # let redelivered duplicates arrive too
+        assert await archived(stores[0]) == total
+        assert sum(r.recorded for r in replicas) == total  # each event recorded by one replica, once
+        for name, run in scenario_runs.items():
+            await assert_sheet_matches_engine(stores[0], run, SCENARIOS[name][1])
+        reference = await ingest_in_order(await ledger_db(), scenario_runs)
+        assert await snapshot(stores[0], ratings=False) == await snapshot(reference, ratings=False)
+        await reference.close()
+    finally:
+        for r in replicas:
+            await r.stop()
+        for s in stores:
+            await s.close()
+
+
+@pytest.mark.parametrize("kill", ["exception", "cancel"])
+async def test_a_ledger_killed_mid_batch_resumes_exactly_after_a_restart(
+        broker, topic, unique, ledger_db, scenario_runs, kill: str) -> None:
+    url = await ledger_db()
+    await publish(broker, topic, scenario_runs, random.Random(2))
+    total = sum(len(run.events) for run in scenario_runs.values())
+    seen = 0
+    first: LedgerConsumer | None = None
+
+    def after_event(_: Delivered) -> None:
+        nonlocal seen
+        seen += 1
+        if seen == 150:  # in the middle of a batch's transaction
+            if kill == "exception":
+                raise Crash
+            first.task.cancel()
+
+    store = LedgerStore(url, after_event=after_event)
+    await store.start()
+    first = LedgerConsumer(store, broker, group_id=f"g-{unique}", topic=topic)
+    await first.start()
+    deadline = time.monotonic() + 60
+    while not first.task.done() and time.monotonic() < deadline:
+        await asyncio.sleep(0.05)
+    assert first.task.done(), "the ledger did not die"
+    died_with = await archived(store)
+    await first.stop()
+    await store.close()
+    assert died_with < total
+
+    store = LedgerStore(url)
+    await store.start()
+    second = LedgerConsumer(store, broker, group_id=f"g-{unique}", topic=topic)
+    try:
+        await second.start()
+        await wait_archived(store, total)
+        await asyncio.sleep(0.5)
+        assert await archived(store) == total
+        for name, run in scenario_runs.items():
+            await assert_sheet_matches_engine(store, run, SCENARIOS[name][1])
+        reference = await ingest_in_order(await ledger_db(), scenario_runs)
+        assert await snapshot(store, ratings=False) == await snapshot(reference, ratings=False)
+        await reference.close()
+    finally:
+        await second.stop()
+        await store.close()

@@ -1,0 +1,191 @@
+"""``LedgerService`` over gRPC on a real server (port 0), its store filled from
+in-process matches: score sheets, results, statistics, leaderboard, replays
+(redacted while the match runs, complete once over), the replay check, health,
+reflection and refusals with a RuleError detail."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import SimpleNamespace
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
+from grpc_status import rpc_status
+from sqlalchemy import update
+
+from hand.v1 import errors_pb2, state_pb2
+from hand.v1 import ledger_service_pb2 as pb
+from hand.v1 import ledger_service_pb2_grpc as pb_grpc
+from hand_common.config import LedgerConfig
+from hand_engine import view
+from hand_ledger import _schema
+from hand_ledger.consumer import LedgerConsumer
+from hand_ledger.reads import Archived
+from hand_ledger.replay import fold
+from hand_ledger.server import LedgerServer
+from hand_rules.convert import state_to_proto, view_to_proto
+from hand_rules.errors import from_status
+from tests.ledger_support import play_match, scenario_runs, seat_token  # noqa: F401 - fixture
+
+AR = (("accept-language", "ar"),)
+
+
+@pytest.fixture
+async def ledger(tmp_path: Path, scenario_runs) -> AsyncIterator[SimpleNamespace]:
+    """A read-only ledger server whose store holds every scenario, plus one match cut
+    off in the middle of its first round (``running``)."""
+    config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_SHUTDOWN_GRACE_S": "0",
+                                    "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}"})
+    server = LedgerServer(config, None)
+    await server.start()
+    running = await play_match("hand", 3, rounds=3, seed=21, room_id="running", stop_after=60)
+    consumer = LedgerConsumer(server.store, None)
+    for run in [*scenario_runs.values(), running]:
+        await consumer.record(run.events)
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        yield SimpleNamespace(stub=pb_grpc.LedgerServiceStub(channel), server=server, channel=channel,
+                              runs=scenario_runs, running=running)
+    finally:
+        await channel.close()
+        await server.stop(0)
+
+
+async def refused(call) -> tuple[grpc.StatusCode, str, str]:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    detail = from_status(rpc_status.from_call(info.value))
+    return info.value.code(), errors_pb2.ErrorCode.Name(detail.code), info.value.details()
+
+
+async def test_score_sheet_and_match_result_report_every_line_and_the_tie_break(ledger) -> None:
+    run = ledger.runs["fewer_penalty"]
+    sheet = (await ledger.stub.GetScoreSheet(pb.GetScoreSheetRequest(room_id=run.room.room_id))).sheet
+    assert [s.player_id for s in sheet.seats] == ["p0", "p1"] and sheet.preset == "hand"
+    assert [r.finish for r in sheet.rounds] == [state_pb2.FINISH_NORMAL, state_pb2.FINISH_HAND,
+                                                 state_pb2.FINISH_EXHAUSTED]
+    hand_round = sheet.rounds[1]
+    assert hand_round.multiplier == 2 and hand_round.winner == 1 and not hand_round.teams
+    a, b = hand_round.lines
+    assert (a.opened, a.opening_total, a.cards_value, a.score, a.running_total) == (True, 72, 35, 70, 40)
+    assert (b.went_out, b.score, b.running_total) == (True, -60, 40) and not a.went_out
+    result = (await ledger.stub.GetMatchResult(pb.GetMatchResultRequest(room_id=run.room.room_id))).result
+    assert result.over and list(result.winners) == [0] and list(result.tied) == [0, 1]
+    assert result.outcome == pb.TIE_BREAK_OUTCOME_FEWER_PENALTY_POINTS
+    assert [(s.total, s.outs, s.penalty_points, s.place) for s in result.standings] == [
+        (140, 1, 170, 1), (140, 1, 200, 2)]
+    playoff = (await ledger.stub.GetMatchResult(pb.GetMatchResultRequest(room_id="room-playoff"))).result
+    assert playoff.outcome == pb.TIE_BREAK_OUTCOME_PLAYOFF and playoff.playoff_rounds == 1
+    partners = (await ledger.stub.GetScoreSheet(pb.GetScoreSheetRequest(room_id="room-partnership_hand"))).sheet
+    assert [(t.score, t.running_total) for t in partners.rounds[0].teams] == [(400, 400), (-60, -60)]
+    assert [s.unit for s in partners.seats] == [0, 1, 0, 1]
+
+
+async def test_a_running_match_has_provisional_standings(ledger) -> None:
+    result = (await ledger.stub.GetMatchResult(pb.GetMatchResultRequest(room_id="running"))).result
+    assert not result.over and not result.winners and len(result.standings) == 3
+    assert result.outcome == pb.TIE_BREAK_OUTCOME_UNSPECIFIED
+
+
+async def test_player_stats_and_the_leaderboard(ledger) -> None:
+    stats = (await ledger.stub.GetPlayerStats(pb.GetPlayerStatsRequest(player_id="p1"))).stats
+    assert stats.matches == len(ledger.runs) and stats.rounds > stats.matches
+    assert 0 <= stats.opening_rate <= 1 and stats.rating.sigma < 25 / 3
+    assert stats.rating.ordinal == pytest.approx(stats.rating.mu - 3 * stats.rating.sigma)
+    page = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, min_matches=1))
+    assert [e.rank for e in page.entries] == [1, 2] and page.next_page_token == "2"
+    rest = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, page_token="2"))
+    assert [e.rank for e in rest.entries] == [3, 4] and not rest.next_page_token
+    ordinals = [e.stats.rating.ordinal for e in [*page.entries, *rest.entries]]
+    assert ordinals == sorted(ordinals, reverse=True)
+
+
+async def test_a_replay_of_a_running_match_is_redacted_for_the_asking_seat(ledger) -> None:
+    run = ledger.running
+    steps = fold([Archived(e.seq, e.kind, e.payload) for e in run.events])
+    for seat in (None, 1):
+        req = pb.GetReplayRequest(room_id="running", seat_token="" if seat is None else seat_token(seat))
+        reply = await ledger.stub.GetReplay(req)
+        assert not reply.complete and reply.step == len(run.events) - 1 == reply.event_count - 1
+        assert not reply.HasField("position") and reply.room.join_code == ""
+        assert reply.view == view_to_proto(view(run.room.round, seat), run.room.options)
+        draws = [e for ev in reply.events for e in ev.event.events if e.WhichOneof("event") == "stock_drawn"]
+        assert draws and all(d.stock_drawn.HasField("card") == (d.stock_drawn.seat == seat) for d in draws)
+        deals = [e for ev in reply.events for e in ev.event.events if e.WhichOneof("event") == "round_started"]
+        assert deals and all(not d.round_started.deck for d in deals)
+    mid = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=20, from_seq=18))
+    assert [e.seq for e in mid.events] == [18, 19, 20]
+    assert mid.view == view_to_proto(view(steps[20].room.round, None), run.room.options)
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", seat=2)))
+    assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running",
+                                                                            seat_token="nope")))
+    assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=10**6)))
+    assert (code, name) == (grpc.StatusCode.INVALID_ARGUMENT, "ERROR_CODE_INVALID_ARGUMENT")
+
+
+async def test_a_replay_of_a_finished_match_is_complete_at_every_step(ledger) -> None:
+    run = ledger.runs["random_solo"]
+    steps = fold([Archived(e.seq, e.kind, e.payload) for e in run.events])
+    room_id = run.room.room_id
+    full = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id))
+    assert full.complete and len(full.events) == len(run.events) == full.event_count
+    draws = [e for ev in full.events for e in ev.event.events if e.WhichOneof("event") == "stock_drawn"]
+    assert all(d.stock_drawn.HasField("card") for d in draws)
+    deals = [e for ev in full.events for e in ev.event.events if e.WhichOneof("event") == "round_started"]
+    assert [list(d.round_started.deck) for d in deals] == [
+        e.payload["deck"] for e in run.events if e.kind == "round_started"]
+    for step in (8, len(steps) // 2, len(steps) - 1):  # 6 is the first deal
+        reply = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, step=step, from_seq=step, seat=2))
+        assert reply.seat == 2 and reply.position == state_to_proto(steps[step].room.round)
+        assert [e.seq for e in reply.events] == [step]
+        assert reply.view == view_to_proto(view(steps[step].room.round, 2), run.room.options)
+
+
+async def test_check_replay_passes_and_catches_a_tampered_archive(ledger) -> None:
+    for run in ledger.runs.values():
+        reply = await ledger.stub.CheckReplay(pb.CheckReplayRequest(room_id=run.room.room_id))
+        assert reply.ok and reply.events_checked == len(run.events) and not reply.HasField("mismatch_seq")
+    run = ledger.runs["most_outs"]
+    moved = [e for e in run.events if e.kind == "moved" and e.payload["action"]["action"] == "discard"][3]
+    payload = {**moved.payload, "action": {"action": "discard", "card": "JK#1"}}  # not the card discarded
+    async with ledger.server.store._write() as conn:
+        await conn.execute(update(_schema.events).where(
+            _schema.events.c.room_id == run.room.room_id, _schema.events.c.seq == moved.seq)
+            .values(payload=json.dumps(payload)))
+    reply = await ledger.stub.CheckReplay(pb.CheckReplayRequest(room_id=run.room.room_id))
+    assert not reply.ok and reply.mismatch_seq == moved.seq and reply.mismatch
+
+
+async def test_unknown_rooms_and_players_are_refused_in_the_callers_language(ledger) -> None:
+    stub = ledger.stub
+    for call in (stub.GetScoreSheet(pb.GetScoreSheetRequest(room_id="nope")),
+                 stub.GetMatchResult(pb.GetMatchResultRequest(room_id="nope")),
+                 stub.GetReplay(pb.GetReplayRequest(room_id="nope")),
+                 stub.CheckReplay(pb.CheckReplayRequest(room_id="nope"))):
+        code, name, _ = await refused(call)
+        assert (code, name) == (grpc.StatusCode.NOT_FOUND, "ERROR_CODE_ROOM_NOT_FOUND")
+    code, name, text = await refused(stub.GetPlayerStats(pb.GetPlayerStatsRequest(player_id="x"), metadata=AR))
+    assert (code, name) == (grpc.StatusCode.NOT_FOUND, "ERROR_CODE_PLAYER_NOT_FOUND") and "لاعب" in text
+    code, name, _ = await refused(stub.GetScoreSheet(pb.GetScoreSheetRequest()))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+    code, _, _ = await refused(stub.GetLeaderboard(pb.GetLeaderboardRequest(page_token="x")))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT
+
+
+async def test_health_is_serving_and_reflection_lists_the_service(ledger) -> None:
+    health = health_pb2_grpc.HealthStub(ledger.channel)
+    for service in ("", "hand.v1.LedgerService"):
+        reply = await health.Check(health_pb2.HealthCheckRequest(service=service))
+        assert reply.status == health_pb2.HealthCheckResponse.SERVING
+    call = reflection_pb2_grpc.ServerReflectionStub(ledger.channel).ServerReflectionInfo()
+    await call.write(reflection_pb2.ServerReflectionRequest(list_services=""))
+    reply = await call.read()
+    await call.done_writing()
+    assert {"hand.v1.LedgerService", "grpc.health.v1.Health"} <= {
+        s.name for s in reply.list_services_response.service}

@@ -1,0 +1,80 @@
+"""The real stack: the room service publishes a whole match to its events topic and
+a ledger (PostgreSQL store) consumes it; the ledger's sheet and result equal the
+room's own standings, and the archive replays exactly (issue 5)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import grpc
+
+from hand.v1 import ledger_service_pb2 as lpb
+from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_common.config import LedgerConfig
+from hand_infra.postgres import create_database, drop_database
+from hand_ledger.server import LedgerServer
+
+from .room_support import (
+    Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for,
+)
+
+
+async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactly(
+        broker, pg_url, tmp_path, unique) -> None:
+    topics = topics_for(unique)
+    await make_topics(broker, topics)
+    room = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
+    ledger_url = await create_database(pg_url, f"ledger_{unique}")
+    config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": ledger_url,
+                                    "HAND_LEDGER_GROUP": f"ledger-{unique}", "HAND_SHUTDOWN_GRACE_S": "0"})
+    ledger = LedgerServer(config, broker, topic=topics["events"])
+    await ledger.start()
+    room_channel = grpc.aio.insecure_channel(room.target)
+    ledger_channel = grpc.aio.insecure_channel(ledger.target)
+    try:
+        stub, lstub = pb_grpc.RoomServiceStub(room_channel), lpb_grpc.LedgerServiceStub(ledger_channel)
+        created, players = await create_room(stub, "partnership", seats=4, rounds=1)
+        await join_all(stub, created, players, 4)
+        room_id = created.room.room_id
+        watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=5))
+        await play_to_end(players, watchers)
+        final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+        for w in watchers.values():
+            await w.close()
+
+        deadline = time.monotonic() + 60
+        result = None
+        while time.monotonic() < deadline:
+            try:
+                result = (await lstub.GetMatchResult(lpb.GetMatchResultRequest(room_id=room_id))).result
+            except grpc.aio.AioRpcError as exc:
+                assert exc.code() == grpc.StatusCode.NOT_FOUND
+            if result is not None and result.over:
+                break
+            await asyncio.sleep(0.1)
+        assert result is not None and result.over
+        assert list(result.winners) == list(final.winners)
+        assert [(s.unit, s.total, s.outs, s.penalty_points) for s in result.standings] == [
+            (s.unit, s.total, s.outs, s.penalty_points) for s in final.standings]
+
+        stored = await room.store.load(room_id)
+        check = await lstub.CheckReplay(lpb.CheckReplayRequest(room_id=room_id))
+        assert check.ok and check.events_checked == len(stored) and check.moves_checked > 0
+        replay = await lstub.GetReplay(lpb.GetReplayRequest(room_id=room_id, seat_token=players[1].token))
+        assert replay.complete and replay.event_count == len(stored)
+        assert [e.event.kind for e in replay.events] == [e.kind for e in stored]
+        sheet = (await lstub.GetScoreSheet(lpb.GetScoreSheetRequest(room_id=room_id))).sheet
+        assert [s.player_id for s in sheet.seats] == ["p0", "p1", "p2", "p3"]
+        assert [t.running_total for t in sheet.rounds[-1].teams] == [s.total for s in final.standings]
+        stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(player_id="p1"))).stats
+        assert stats.matches == 1 and stats.rounds == len(sheet.rounds)
+    finally:
+        await ledger_channel.close()
+        await room_channel.close()
+        await ledger.stop(0)
+        await room.stop(grace=0)
+        await drop_database(pg_url, f"ledger_{unique}")

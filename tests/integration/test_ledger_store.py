@@ -1,0 +1,209 @@
+"""The ledger's projections on SQLite and PostgreSQL: score sheets equal the engine's
+results, and duplicated, re-ordered and re-delivered events after a crash in the
+middle of a batch change nothing (issue 5). No Kafka here: the consumer's
+ordering and commit logic is driven by a simulated partition log."""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+
+import pytest
+
+from hand_ledger import reads
+from hand_ledger.consumer import LedgerConsumer
+from hand_ledger.ordering import Delivered
+from hand_ledger.ratings import PRIOR
+from hand_ledger.store import LedgerStore
+from tests.ledger_support import SCENARIOS, play_match, scenario_runs  # noqa: F401 - fixture
+
+from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
+
+
+class Crash(BaseException):
+    """A simulated kill: not an ``Exception``, so nothing in the ledger catches it."""
+
+
+def all_events(runs) -> list[Delivered]:
+    return [e for run in runs.values() for e in run.events]
+
+
+async def ingest_in_order(url: str, runs) -> LedgerStore:
+    store = LedgerStore(url)
+    await store.start()
+    consumer = LedgerConsumer(store, None)
+    for run in runs.values():
+        await consumer.record(run.events)
+    return store
+
+
+async def test_score_sheets_of_full_matches_equal_the_engines_results(ledger_db, scenario_runs) -> None:
+    """Solo and partnership, a Hand, exhausted and void rounds, ties broken by most
+    outs, by fewer penalty points, by a playoff, shared: every line and total."""
+    store = await ingest_in_order(await ledger_db(), scenario_runs)
+    try:
+        for name, run in scenario_runs.items():
+            await assert_sheet_matches_engine(store, run, SCENARIOS[name][1])
+            if SCENARIOS[name][2]:
+                assert run.room.match.winners == SCENARIOS[name][2], name
+        finishes = Counter(r.finish for run in scenario_runs.values() for r in run.room.match.results)
+        assert {"normal", "hand", "exhausted", "void"} <= set(finishes)
+    finally:
+        await store.close()
+
+
+def interleave(runs, rng: random.Random) -> list[Delivered]:
+    """The rooms' events interleaved, each room in order (as one partition would carry them)."""
+    queues = [list(run.events) for run in runs.values()]
+    out = []
+    while any(queues):
+        q = rng.choice([q for q in queues if q])
+        out.append(q.pop(0))
+    return out
+
+
+def chaos(events: list[Delivered], rng: random.Random) -> list[Delivered]:
+    """Duplicates, replays of earlier stretches, and events swapped within small windows."""
+    out = []
+    for e in events:
+        out.append(e)
+        if rng.random() < 0.15:
+            out.append(e)
+        if rng.random() < 0.02 and out:
+            out.extend(out[-rng.randint(1, 20):])  # a redelivered stretch
+    for i in range(0, len(out) - 8, 5):
+        window = out[i:i + 8]
+        rng.shuffle(window)
+        out[i:i + 8] = window
+    return out
+
+
+async def test_duplicated_and_reordered_deliveries_change_nothing(ledger_db, scenario_runs) -> None:
+    reference = await ingest_in_order(await ledger_db(), scenario_runs)
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    try:
+        rng = random.Random(7)
+        delivered = chaos(interleave(scenario_runs, rng), rng)
+        assert len(delivered) > len(all_events(scenario_runs))
+        consumer = LedgerConsumer(store, None)
+        i = 0
+        while i < len(delivered):
+            n = rng.randint(1, 60)
+            await consumer.record(delivered[i:i + n])
+            i += n
+        assert consumer.hold.waiting() == {}
+        assert consumer.recorded == len(all_events(scenario_runs))
+        assert await snapshot(store, ratings=False) == await snapshot(reference, ratings=False)
+    finally:
+        await store.close()
+        await reference.close()
+
+
+async def consume_log(url: str, log: list[Delivered], committed: int, *, crash_at: int | None = None,
+                      batch: int = 40, commit: bool = True) -> int:
+    """Read ``log`` from ``committed`` like a consumer of one partition; return the new
+    committed offset. ``crash_at``: raise :class:`Crash` after that many events were
+    projected in this run (in the middle of a batch's transaction)."""
+    seen = 0
+
+    def after_event(_: Delivered) -> None:
+        nonlocal seen
+        seen += 1
+        if crash_at is not None and seen == crash_at:
+            raise Crash
+
+    store = LedgerStore(url, after_event=after_event)
+    await store.start()
+    consumer = LedgerConsumer(store, None)
+    position = committed  # a restarted consumer reads on from the committed offset
+    try:
+        while position < len(log):
+            records = log[position:position + batch]
+            position += len(records)
+            await consumer.record(records)
+            if not commit:
+                break
+            committed = consumer.hold.commit_offsets()["p0"]  # the Kafka commit, after the database's
+    finally:
+        await store.close()
+    return committed
+
+
+async def test_a_ledger_killed_mid_batch_and_restarted_has_exact_totals(ledger_db, scenario_runs) -> None:
+    """Kills inside a batch's transaction, and one between the database commit and the
+    offset commit: after restarts nothing is double-counted and nothing is missing."""
+    url = await ledger_db()
+    rng = random.Random(11)
+    events = chaos(interleave(scenario_runs, rng), rng)
+    log = [Delivered(e.room_id, e.seq, e.kind, e.payload, "p0", offset) for offset, e in enumerate(events)]
+    committed = 0
+    for crash_at in (25, 170, 333):
+        with pytest.raises(Crash):
+            committed = await consume_log(url, log, committed, crash_at=crash_at)
+    committed = await consume_log(url, log, committed, commit=False)  # recorded, offsets not committed
+    committed = await consume_log(url, log, committed)
+    assert committed == len(log)
+    reference_url = await ledger_db()
+    assert await consume_log(reference_url, log, 0, batch=len(log)) == len(log)  # no crash
+    reference, store = LedgerStore(reference_url), LedgerStore(url)
+    await reference.start()
+    await store.start()
+    try:
+        assert await snapshot(store) == await snapshot(reference)
+        for name, run in scenario_runs.items():
+            await assert_sheet_matches_engine(store, run, SCENARIOS[name][1])
+    finally:
+        await store.close()
+        await reference.close()
+
+
+async def test_player_statistics_and_ratings_add_up_over_matches(ledger_db, scenario_runs) -> None:
+    store = await ingest_in_order(await ledger_db(), scenario_runs)
+    expected: dict[str, Counter] = {}
+    for run in scenario_runs.values():
+        m = run.room.match
+        for seat, slot in enumerate(run.room.seats):
+            c = expected.setdefault(slot.player_id, Counter())
+            c["matches"] += 1
+            c["wins"] += m.unit_of(seat) in m.winners
+            for r in m.results:
+                c["rounds"] += 1
+                c["rounds_won"] += r.winner == seat
+                c["hand_finishes"] += r.winner == seat and r.finish == "hand"
+                c["rounds_opened"] += r.seats[seat].opened
+                c["score_sum"] += r.seats[seat].score
+    try:
+        async with store.read() as conn:
+            board = await reads.leaderboard(conn, offset=0, limit=50, min_matches=1)
+            for player_id, c in expected.items():
+                stats = await reads.load_player(conn, player_id)
+                assert {k: getattr(stats, k) for k in c} == dict(c), player_id
+                assert stats.rating.sigma < PRIOR.sigma
+                assert stats.mean_round_score == pytest.approx(c["score_sum"] / c["rounds"])
+                assert stats.opening_rate == pytest.approx(c["rounds_opened"] / c["rounds"])
+        assert sorted(s.player_id for s in board) == sorted(expected)
+        ordinals = [s.rating.ordinal for s in board]
+        assert ordinals == sorted(ordinals, reverse=True)
+    finally:
+        await store.close()
+
+
+async def test_a_malformed_event_is_archived_with_its_error_and_blocks_nothing(ledger_db) -> None:
+    run = await play_match("hand", 2, rounds=1, seed=4, room_id="broken")
+    events = list(run.events)
+    i = next(k for k, e in enumerate(events) if e.kind == "round_scored")
+    events[i] = Delivered(events[i].room_id, events[i].seq, "round_scored", {"round_no": 1})
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    try:
+        consumer = LedgerConsumer(store, None)
+        assert await consumer.record(events) == len(events)
+        assert store.failed == 1
+        async with store.read() as conn:
+            archived = await reads.load_events(conn, "broken")
+            outcome = await reads.load_outcome(conn, "broken")
+        assert [e.seq for e in archived] == list(range(len(events)))
+        assert outcome is not None and outcome.winners == run.room.match.winners
+    finally:
+        await store.close()

@@ -1,0 +1,226 @@
+"""Whole matches played in-process through the room aggregate (``hand_room.decide``
+with the engine as its rules port, no Kafka), for ledger tests and benchmarks.
+
+``play_match`` returns the room's events exactly as the room service stores
+and publishes them, as :class:`hand_ledger.ordering.Delivered`. Seats play
+one of two ways:
+
+- ``random``: random legal moves (``hand_engine.random_step``), seeded;
+- planned (:class:`Plan`): the round is dealt from a crafted deck giving the
+  seat a chosen hand; the seat lays ``first`` at its first chance (its
+  opening — a Hand if it leaves one card), then ``then`` at its next chance
+  (going out normally), and otherwise draws and discards what it drew. Seats
+  without a plan in a planned match just draw and discard: such a round ends
+  exhausted.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import hashlib
+import random
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import pytest
+
+from hand_engine import (
+    Discard, DrawStock, LayMelds, MeldSpec, RuleViolation, hand_value, parse_cards, random_step,
+)
+from hand_engine import start_round as engine_start_round
+from hand_ledger.ordering import Delivered
+from hand_room.codec import action_json
+from hand_room.decide import decide
+from hand_room.errors import RoomError
+from hand_room.model import Room
+from hand_room.rules_port import LocalRules
+
+
+@dataclass(frozen=True)
+class Plan:
+    """What one seat does in one round (cards in text notation, e.g. ``"KS QS JS"``)."""
+
+    hand: str  # the seat's 14 dealt cards (the starter gets one more card, discarded first)
+    first: tuple[str, ...] = ()  # melds laid at the first chance (the opening)
+    then: tuple[str, ...] = ()  # melds laid at the next chance, going out
+
+    def cards(self) -> list[int]:
+        return parse_cards(self.hand)
+
+
+class CraftedRules(LocalRules):
+    """The engine, dealing the rounds listed in ``plans`` from crafted decks."""
+
+    def __init__(self, plans: Mapping[int, Mapping[int, Plan]]) -> None:
+        self.plans = plans
+
+    async def start_round(self, options, n, *, seed, dealer, round_no):
+        plans = self.plans.get(round_no)
+        if not plans:
+            return await super().start_round(options, n, seed=seed, dealer=dealer, round_no=round_no)
+        if dealer is None:
+            dealer = engine_start_round(options, n, seed=seed, round_no=1)[0].dealer
+        deck = crafted_deck(n, dealer, {s: p.cards() for s, p in plans.items()}, seed + round_no)
+        return engine_start_round(options, n, seed=seed, dealer=dealer, deck=deck, round_no=round_no)
+
+
+def crafted_deck(n: int, dealer: int, hands: Mapping[int, Sequence[int]], seed: int) -> list[int]:
+    """A deck order dealing ``hands`` (14 cards each) to their seats; the rest shuffled."""
+    used = [c for h in hands.values() for c in h]
+    assert len(used) == len(set(used)) and all(len(h) == 14 for h in hands.values()), hands
+    rest = [c for c in range(106) if c not in set(used)]
+    random.Random(seed).shuffle(rest)
+    dealt: dict[int, list[int]] = {s: list(hands.get(s, ())) for s in range(n)}
+    for s in range(n):
+        while len(dealt[s]) < 14:
+            dealt[s].append(rest.pop())
+    starter = (dealer + 1) % n
+    dealt[starter].append(rest.pop())  # the starter's 15th card
+    order = [dealt[(starter + k) % n][k // n] for k in range(14 * n + 1)]
+    return order + rest
+
+
+@dataclass
+class MatchRun:
+    room: Room
+    events: list[Delivered] = field(default_factory=list)
+
+
+def token(seat: int) -> str:
+    return hashlib.sha256(f"token-{seat}".encode()).hexdigest()
+
+
+def seat_token(seat: int) -> str:
+    """The seat token whose hash ``play_match`` registers for ``seat``."""
+    return f"token-{seat}"
+
+
+async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1, room_id: str = "r1",
+                     plans: Mapping[int, Mapping[int, Plan]] | None = None,
+                     player_ids: Sequence[str] | None = None, stop_after: int | None = None,
+                     **overrides) -> MatchRun:
+    """Create, fill, start and play a match; every stored event in order."""
+    rules = CraftedRules(plans or {})
+    ids = list(player_ids or [f"p{i}" for i in range(seats)])
+    run = MatchRun(room=None)  # type: ignore[arg-type]
+    now = 1_000.0
+
+    async def do(cmd: dict) -> bool:
+        nonlocal now
+        now += 1
+        try:
+            d = await decide(run.room, cmd, now, rules)
+        except (RoomError, RuleViolation):
+            return False
+        base = run.room.seq if run.room is not None else 0
+        for i, (kind, payload) in enumerate(d.events):
+            run.events.append(Delivered(room_id, base + i, kind, payload))
+        run.room = d.room
+        return True
+
+    assert await do({"type": "create", "room_id": room_id, "token_hash": token(0), "payload": {
+        "code": "ABCDEF", "preset": preset, "overrides": overrides, "rounds": rounds, "seats": seats,
+        "player_id": ids[0], "name": "n0"}})
+    for s in range(1, seats):
+        assert await do({"type": "join", "token_hash": token(s),
+                         "payload": {"player_id": ids[s], "name": f"n{s}"}})
+    assert await do({"type": "start", "token_hash": token(0), "payload": {"seed": seed}})
+    rng = random.Random(seed)
+    done: dict[tuple[int, int, str], int] = {}  # (round, seat, "first"/"then") -> turn laid
+    while run.room.status == "playing":
+        if stop_after is not None and len(run.events) >= stop_after:
+            break
+        state = run.room.round
+        seat = state.turn.seat
+        plan = (plans or {}).get(state.round_no, {}).get(seat)
+        for action in _turn(state, seat, plan, rng, plans is not None, done):
+            act = {"type": "act", "token_hash": token(seat), "payload": {"action": action_json(action)}}
+            if await do(act):
+                break
+        else:
+            raise AssertionError(f"no move accepted for seat {seat}")
+    return run
+
+
+def _turn(state, seat, plan, rng, planned, done):
+    """Candidate moves for the seat to move, first accepted wins (refusals are skipped)."""
+    t = state.turn
+    if not planned:
+        yield random_step(state, rng)[2]
+        return
+    hand = state.seats[seat].hand
+    if t.phase == "draw" and not t.opening_discard:
+        yield DrawStock()
+        return
+    key = state.round_no, seat
+    if plan is not None and not t.opening_discard:
+        for stage, melds in (("first", plan.first), ("then", plan.then)):
+            if not melds or (*key, stage) in done:
+                continue
+            if stage == "then" and done.get((*key, "first"), state.turn_no) >= state.turn_no:
+                break  # going out waits for a later turn than the opening (else it is a Hand)
+            if all(c in hand for m in melds for c in parse_cards(m)):
+                done[(*key, stage)] = state.turn_no  # kept if the lay is accepted
+                yield LayMelds(tuple(MeldSpec(tuple(parse_cards(m))) for m in melds))
+                del done[(*key, stage)]
+            break
+    mine = set(plan.cards()) if plan is not None else set()
+    spare = [c for c in hand if c not in mine] or list(hand)
+    drawn = t.drawn if t.drawn in hand else None
+    j = state.options.joker_in_hand
+    yield Discard(drawn if drawn is not None else max(spare, key=lambda c: (hand_value(c, j), c)))
+
+
+# ------------------------------------------------------------------ scenarios
+OPEN_THEN_OUT = Plan("KS QS JS KH QH JH KD QD JD 2C 3C 4C 5C 6C",
+                     first=("KS QS JS", "KH QH JH", "KD QD JD"), then=("2C 3C 4C 5C 6C",))
+HAND = Plan("KS QS JS 10S KH QH JH 10H KD QD JD KC QC JC",
+            first=("KS QS JS 10S", "KH QH JH 10H", "KD QD JD", "KC QC JC"))
+OPEN_KEEP_35 = Plan("9S 9H 9D 8S 8H 8D 7S 7H 7D 5C 5D 5H 10C 10D",
+                    first=("9S 9H 9D", "8S 8H 8D", "7S 7H 7D"))  # keeps 5C 5D 5H 10C 10D = 35
+
+#: name -> (play_match arguments, expected tie-break outcome, expected winners)
+SCENARIOS: dict[str, tuple[dict, str, tuple[int, ...]]] = {
+    # A: out, B: Hand, A: out -> 140 each; A has 2 outs, B 1 (RULES.md §10 most_outs)
+    "most_outs": (dict(preset="hand", seats=2, rounds=3, max_turns=10,
+                       plans={1: {0: OPEN_THEN_OUT}, 2: {1: HAND}, 3: {0: OPEN_THEN_OUT}}),
+                  "most_outs", (0,)),
+    # A: out; B: Hand while A opened holding 35 (x2); exhausted -> 140 each, 1 out each,
+    # penalty points 170 against 200
+    "fewer_penalty": (dict(preset="hand", seats=2, rounds=3, max_turns=10,
+                           plans={1: {0: OPEN_THEN_OUT}, 2: {1: HAND, 0: OPEN_KEEP_35}, 3: {}}),
+                      "fewer_penalty_points", (0,)),
+    # one exhausted round: all three on 100, then a playoff round seat 1 wins
+    "playoff": (dict(preset="hand", seats=3, rounds=1, max_turns=10, tie_break="playoff",
+                     plans={1: {}, 2: {1: OPEN_THEN_OUT}}), "playoff", (1,)),
+    "shared": (dict(preset="hand", seats=2, rounds=1, max_turns=10, tie_break="shared", plans={1: {}}),
+               "shared", (0, 1)),
+    "still_tied": (dict(preset="hand", seats=2, rounds=1, max_turns=10, plans={1: {}}),
+                   "still_tied", (0, 1)),
+    # void round, a Hand with three seats, an out
+    "void": (dict(preset="hand", seats=3, rounds=3, max_turns=10, exhausted_round="void",
+                  plans={1: {}, 2: {0: HAND}, 3: {1: OPEN_THEN_OUT}}), "no_tie", (0,)),
+    # partnership: a Hand (+400 for the team that never opened), an exhausted round with
+    # one seat opened, an out (the partner's line is 0)
+    "partnership_hand": (dict(preset="partnership", seats=4, rounds=3, max_turns=10,
+                              plans={1: {1: HAND}, 2: {0: OPEN_KEEP_35}, 3: {2: OPEN_THEN_OUT}}),
+                         "no_tie", (1,)),
+    "random_solo": (dict(preset="hand", seats=4, rounds=3, seed=3), "", ()),
+    "random_partnership": (dict(preset="partnership", seats=4, rounds=1, seed=8), "", ()),
+}
+
+
+@functools.cache
+def scenario_runs_cached() -> dict[str, MatchRun]:
+    async def build() -> dict[str, MatchRun]:
+        return {name: await play_match(room_id=f"room-{name}", **kw)
+                for name, (kw, _, _) in SCENARIOS.items()}
+
+    return asyncio.run(build())
+
+
+@pytest.fixture
+def scenario_runs() -> dict[str, MatchRun]:
+    """Every scenario match, played once per test process."""
+    return scenario_runs_cached()

@@ -1,0 +1,141 @@
+"""The ledger's pure parts: per-room ordering with safe offsets, score-sheet rows,
+tie-break outcomes (RULES.md §9–§10), ratings, and the replay check."""
+
+from __future__ import annotations
+
+import copy
+import random
+from dataclasses import replace
+
+import pytest
+
+from hand_ledger import ratings, sheets
+from hand_ledger.ordering import Delivered, Hold
+from hand_ledger.reads import Archived
+from hand_ledger.replay import check, fold
+from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
+
+
+def ev(room: str, seq: int, offset: int, partition: str = "p0") -> Delivered:
+    return Delivered(room, seq, "k", {}, partition, offset)
+
+
+# ------------------------------------------------------------------ ordering
+def test_events_are_released_in_seq_order_once_a_gap_fills() -> None:
+    hold = Hold()
+    assert [e.seq for e in hold.offer(ev("a", 0, 0))] == [0]
+    assert hold.offer(ev("a", 2, 1)) == [] and hold.waiting() == {"a": (1, 2)}
+    assert [e.seq for e in hold.offer(ev("a", 1, 2))] == [1, 2]
+    assert hold.waiting() == {}
+
+
+def test_duplicates_and_replays_below_the_next_seq_are_dropped() -> None:
+    hold = Hold()
+    hold.seed("a", 5)  # the archive already holds 0..4
+    assert hold.offer(ev("a", 3, 0)) == [] and hold.offer(ev("a", 6, 1)) == []
+    assert hold.offer(ev("a", 6, 2)) == []  # the same held event again
+    assert [e.seq for e in hold.offer(ev("a", 5, 3))] == [5, 6]
+    assert hold.duplicates == 2
+
+
+def test_the_safe_offset_stops_at_the_lowest_held_event_of_each_partition() -> None:
+    hold = Hold()
+    hold.offer(ev("a", 0, 10, "p0"))
+    hold.offer(ev("a", 2, 11, "p0"))  # held: seq 1 missing
+    hold.offer(ev("b", 0, 40, "p1"))
+    assert hold.commit_offsets() == {"p0": 11, "p1": 41}
+    hold.offer(ev("a", 1, 12, "p0"))
+    assert hold.commit_offsets() == {"p0": 13, "p1": 41}
+
+
+def test_dropping_a_partition_forgets_its_rooms_and_held_events() -> None:
+    hold = Hold()
+    hold.offer(ev("a", 1, 5, "p0"))
+    hold.offer(ev("b", 0, 7, "p1"))
+    hold.drop_partitions(["p0"])
+    assert not hold.known("a") and hold.known("b") and hold.commit_offsets() == {"p1": 8}
+
+
+# ------------------------------------------------------------------ sheets
+RESULT = {"finish": "hand", "winner": 1, "multiplier": 2, "team_scores": [400, -60], "seats": [
+    {"seat": 0, "opened": False, "opening_total": None, "cards_left": [1, 2], "cards_value": 5, "score": 200},
+    {"seat": 1, "opened": True, "opening_total": 140, "cards_left": [], "cards_value": 0, "score": -60},
+    {"seat": 2, "opened": False, "opening_total": None, "cards_left": [3], "cards_value": 4, "score": 200},
+    {"seat": 3, "opened": False, "opening_total": None, "cards_left": [], "cards_value": 0, "score": 0},
+]}
+
+
+def test_a_round_line_adds_the_score_to_each_seat_and_team_running_total() -> None:
+    r = sheets.score_round(RESULT, round_no=2, dealer=3, fixed_rounds=1, player_ids={0: "a", 1: "b"},
+                           before={0: 10, 1: -30, 2: 0, 3: 5}, teams_before={0: 10, 1: -25})
+    assert r.playoff and r.finish == "hand" and r.multiplier == 2 and r.winner == 1
+    assert [(ln.seat, ln.player_id, ln.score, ln.running_total) for ln in r.lines] == [
+        (0, "a", 200, 210), (1, "b", -60, -90), (2, "", 200, 200), (3, "", 0, 5)]
+    assert r.lines[1].opening_total == 140 and r.lines[0].cards_left == (1, 2)
+    assert [(t.team, t.score, t.running_total) for t in r.teams] == [(0, 400, 410), (1, -60, -85)]
+
+
+def table(*rows: tuple[int, int, int]) -> dict[int, dict[str, int]]:
+    return {u: {"unit": u, "total": t, "outs": o, "penalty_points": p} for u, (t, o, p) in enumerate(rows)}
+
+
+@pytest.mark.parametrize(("tie_break", "rows", "tied", "outcome"), [
+    ("most_outs", [(5, 1, 40), (9, 0, 9)], [0], sheets.NO_TIE),
+    ("most_outs", [(5, 2, 40), (5, 1, 35)], [0, 1], sheets.MOST_OUTS),
+    ("most_outs", [(5, 1, 40), (5, 1, 35)], [0, 1], sheets.FEWER_PENALTY_POINTS),
+    ("most_outs", [(5, 1, 35), (5, 1, 35)], [0, 1], sheets.STILL_TIED),
+    ("playoff", [(5, 1, 35), (5, 1, 35)], [0, 1], sheets.PLAYOFF),
+    ("shared", [(5, 1, 35), (5, 1, 35)], [0, 1], sheets.SHARED),
+])
+def test_the_tie_break_outcome_follows_the_engine_order(tie_break, rows, tied, outcome) -> None:
+    assert sheets.tie_outcome(tie_break, tied, table(*rows)) == outcome
+
+
+def test_places_put_winners_first_then_total_outs_and_penalties() -> None:
+    t = table((5, 2, 40), (5, 1, 35), (9, 0, 9), (5, 1, 35))
+    assert sheets.places([0, 1, 2, 3], (0,), t) == {0: 1, 1: 2, 3: 2, 2: 4}
+    assert sheets.places([0, 1, 2, 3], (1, 3), t) == {1: 1, 3: 1, 0: 3, 2: 4}
+
+
+# ------------------------------------------------------------------ ratings
+def test_ratings_reward_the_better_place_and_shrink_uncertainty() -> None:
+    [[a], [b]] = ratings.rate([[ratings.PRIOR], [ratings.PRIOR]], [1, 2])
+    assert a.mu > ratings.PRIOR.mu > b.mu and a.sigma < ratings.PRIOR.sigma
+    assert a.ordinal == pytest.approx(a.mu - 3 * a.sigma)
+
+
+def test_ratings_rate_teams_and_treat_a_tie_alike() -> None:
+    [[a, c], [b, d]] = ratings.rate([[ratings.PRIOR, None], [ratings.PRIOR, ratings.PRIOR]], [1, 1])
+    assert a == c and b == d and a.mu == pytest.approx(b.mu)
+    with pytest.raises(ValueError):
+        ratings.rate([[ratings.PRIOR]], [1])
+
+
+# ------------------------------------------------------------------ replay check
+def archive(run) -> list[Archived]:
+    return [Archived(e.seq, e.kind, e.payload) for e in run.events]
+
+
+async def test_a_fold_of_the_archive_is_the_live_room(scenario_runs) -> None:
+    for run in scenario_runs.values():
+        steps = fold(archive(run))
+        untimed = {"turn_started_at": 0.0, "created_at": 0.0}  # event times are not archived
+        assert replace(steps[-1].room, **untimed) == replace(run.room, **untimed)
+
+
+async def test_a_tampered_move_event_is_reported_at_its_seq(scenario_runs) -> None:
+    events = copy.deepcopy(archive(scenario_runs["most_outs"]))
+    moved = [e for e in events if e.kind == "moved" and any(x["type"] == "StockDrawn" for x in e.payload["events"])]
+    target = random.Random(3).choice(moved)
+    drawn = next(x for x in target.payload["events"] if x["type"] == "StockDrawn")
+    drawn["card"] = (drawn["card"] + 1) % 104
+    result = check(events)
+    assert not result.ok and result.mismatch_seq == target.seq and "StockDrawn" in result.mismatch
+
+
+async def test_a_tampered_round_result_or_gap_is_reported(scenario_runs) -> None:
+    events = copy.deepcopy(archive(scenario_runs["partnership_hand"]))
+    scored = next(e for e in events if e.kind == "round_scored")
+    scored.payload["result"]["seats"][0]["score"] += 1
+    assert check(events).mismatch_seq == scored.seq
+    assert not check(archive(scenario_runs["shared"])[:3] + archive(scenario_runs["shared"])[4:]).ok
