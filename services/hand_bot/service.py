@@ -1,5 +1,10 @@
 """Consumes ``hand.bot-requests`` (consumer group: any number of replicas) and
-sends each bot's actions back to ``hand.room-commands`` like any client."""
+sends each bot's actions back to ``hand.room-commands`` like any client.
+
+Stateless: a request carries the seat's perspective (``hand_engine.perspective``:
+exactly what a human in the seat sees), the level and the turn's coordinates;
+the seed comes from those coordinates, so a bot's game replays exactly.
+"""
 
 from __future__ import annotations
 
@@ -27,6 +32,14 @@ def request_seed(req: dict) -> int:
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
+def answer(req: dict) -> dict:
+    """The ``bot_turn`` command answering bot request ``req`` (pure)."""
+    actions = decide(req["perspective"], req.get("level", "beginner"), request_seed(req))
+    return command(req["room_id"], "bot_turn", payload={
+        "seat": req["seat"], "round_no": req["round_no"], "turn_no": req["turn_no"],
+        "actions": [action_to_dict(a) for a in actions]})
+
+
 class BotService:
     name = "bot"
 
@@ -40,12 +53,14 @@ class BotService:
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
         self.decided = 0
+        self.last_poll = 0.0  # time.monotonic() of the consumer loop's latest poll
 
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
         self._consumer = AIOKafkaConsumer(self.t_requests, **self.settings.consumer_kwargs(self.group_id))
         await self._consumer.start()
+        self.last_poll = time.monotonic()
         self._task = asyncio.create_task(self._run(), name="bot-service")
 
     async def stop(self) -> None:
@@ -58,28 +73,36 @@ class BotService:
         if self._producer is not None:
             await self._producer.stop()
 
+    def healthy(self, max_silence_s: float = 30.0) -> bool:
+        """The consumer loop runs and has polled the broker recently."""
+        running = self._task is not None and not self._task.done()
+        return running and time.monotonic() - self.last_poll <= max_silence_s
+
     async def _run(self) -> None:
         assert self._consumer is not None and self._producer is not None
         while True:
             batch = await self._consumer.getmany(timeout_ms=200, max_records=200)
+            self.last_poll = time.monotonic()
             for msgs in batch.values():
                 for msg in msgs:
-                    await self._handle(decode(msg.value))
+                    await self._handle(msg.value)
             if batch:
                 await self._consumer.commit()
 
-    async def _handle(self, req: dict) -> None:
+    async def _handle(self, raw: bytes) -> None:
         started = time.perf_counter()
+        try:
+            req = decode(raw)
+        except Exception:
+            log.warning("bad_bot_request_dropped")
+            return
         with structlog.contextvars.bound_contextvars(room_id=req.get("room_id"), seat=req.get("seat")):
             try:
-                actions = decide(req["perspective"], req.get("level", "beginner"), request_seed(req))
-            except Exception:
+                cmd = answer(req)
+            except Exception:  # the room's turn timer plays the safe automatic turn instead
                 log.exception("bot_decision_failed")
                 return
-            cmd = command(req["room_id"], "bot_turn", payload={
-                "seat": req["seat"], "round_no": req["round_no"], "turn_no": req["turn_no"],
-                "actions": [action_to_dict(a) for a in actions]})
             await self._producer.send(self.t_commands, key=req["room_id"].encode(), value=encode(cmd))
             self.decided += 1
-            log.info("bot_turn", level=req.get("level"), actions=len(actions),
+            log.info("bot_turn", level=req.get("level"), actions=len(cmd["payload"]["actions"]),
                      ms=round((time.perf_counter() - started) * 1000, 2))

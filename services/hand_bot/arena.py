@@ -1,0 +1,74 @@
+"""Whole rounds played in-process by bots, exactly as the room service runs them.
+
+Each request is the mover's ``perspective`` (nothing else reaches the bot);
+the bot's actions are applied one by one on the true position, and a refused
+action raises (``RuleViolation``): a bot never gets a second try here. Used
+by the tests (legality over many rounds) and the strength benchmark.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from hand_engine import Options, apply, start_round
+from hand_engine.perspective import perspective
+from hand_engine.state import RoundResult, RoundState
+
+from .policy import decide
+
+#: requests after which a round counts as stuck (the engine ends any round
+#: after ``max_turns`` drawing turns, so a sound bot never gets here)
+MAX_REQUESTS = 20_000
+
+
+class StuckRound(AssertionError):
+    """A round that did not end within ``MAX_REQUESTS`` bot requests."""
+
+
+@dataclass
+class RoundOutcome:
+    levels: tuple[str, ...]  # by seat
+    result: RoundResult
+    requests: int
+    actions: int
+    turns: int
+    #: (level, CPU seconds) of each decision that ended a turn or drew
+    timings: list[tuple[str, float]] = field(default_factory=list)
+
+
+def request_seed(seed: int, k: int) -> int:
+    return (seed * 1_000_003 + k) % 2**63
+
+
+def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: int | None = None,
+               round_no: int = 1, timed: bool = False) -> RoundOutcome:
+    """Play one round with ``levels[seat]`` bots; every action must be legal."""
+    state, _ = start_round(options, len(levels), seed=seed, dealer=dealer, round_no=round_no)
+    requests = actions = 0
+    timings: list[tuple[str, float]] = []
+    while state.result is None:
+        if requests >= MAX_REQUESTS:
+            raise StuckRound(f"seed {seed}: no end after {requests} requests")
+        seat = state.turn.seat
+        view = perspective(state, seat)
+        started = time.thread_time() if timed else 0.0
+        plan = decide(view, levels[seat], request_seed(seed, requests))
+        if timed:
+            timings.append((levels[seat], time.thread_time() - started))
+        requests += 1
+        if not plan:
+            raise AssertionError(f"seed {seed}: {levels[seat]} bot answered nothing")
+        state = play_plan(state, seat, plan)
+        actions += len(plan)
+    return RoundOutcome(tuple(levels), state.result, requests, actions, state.turn_no, timings)
+
+
+def play_plan(state: RoundState, seat: int, plan) -> RoundState:
+    """Apply a bot's actions on the true position (``RuleViolation`` propagates)."""
+    for action in plan:
+        if state.result is not None:
+            raise AssertionError(f"action {action} after the round ended")
+        state, _ = apply(state, seat, action)
+    return state

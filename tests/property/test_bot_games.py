@@ -1,0 +1,69 @@
+"""Bots of every level play whole rounds of every preset: never a refused move,
+every round ends, and the §13 invariants hold after every bot turn.
+
+Rounds per preset: ``HAND_BOT_ROUNDS`` (default 8 in ``make test``, a few
+hundred rounds in all; set it to thousands for a soak). Each round seats a
+rotating mix of the levels, so every level meets every other level.
+"""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from hand_bot.arena import play_plan, request_seed
+from hand_bot.policy import ALL_LEVELS, decide
+from hand_engine import PRESETS, resolve, start_round
+from hand_engine.invariants import check_state
+from hand_engine.perspective import perspective
+
+ROUNDS = int(os.environ.get("HAND_BOT_ROUNDS", "8"))
+MAX_REQUESTS = 20_000
+
+
+def seat_counts(preset: str) -> list[int]:
+    options = resolve(preset)
+    if options.partnership:
+        return [4]
+    return list(range(2, options.max_players + 1))
+
+
+def levels_for(k: int, n: int) -> list[str]:
+    """Seat levels of round ``k``: every level (``auto`` included) in turn."""
+    return [ALL_LEVELS[(k + i) % len(ALL_LEVELS)] for i in range(n)]
+
+
+def play_checked(preset: str, seed: int, n: int, levels: list[str]) -> str:
+    options = resolve(preset)
+    state, _ = start_round(options, n, seed=seed)
+    for k in range(MAX_REQUESTS):
+        if state.result is not None:
+            return state.result.finish
+        seat = state.turn.seat
+        plan = decide(perspective(state, seat), levels[seat], request_seed(seed, k))
+        assert plan, f"{levels[seat]} bot answered nothing"
+        state = play_plan(state, seat, plan)  # a RuleViolation fails the test
+        check_state(state)
+        if state.result is None and state.turn.seat == seat:
+            assert state.turn.phase == "play", "a bot left its turn at the draw step"
+    raise AssertionError(f"{preset} seed {seed}: the round did not end")
+
+
+@pytest.mark.parametrize("preset", sorted(PRESETS))
+def test_bots_of_every_level_play_whole_rounds_without_a_refused_move(preset: str) -> None:
+    counts = seat_counts(preset)
+    finishes = set()
+    for k in range(ROUNDS):
+        n = counts[k % len(counts)]
+        finishes.add(play_checked(preset, 7919 * k + 11, n, levels_for(k, n)))
+    assert finishes <= {"normal", "hand", "exhausted", "void"}
+
+
+@pytest.mark.parametrize("level", ["middle", "strong"])
+@pytest.mark.parametrize("preset", ["hand", "saudi", "eram-partnership", "dananeer", "r2019"])
+def test_a_table_of_one_planned_level_plays_whole_rounds(preset: str, level: str) -> None:
+    """Four (or five) bots of one level: their own moves meet every option's rules."""
+    n = resolve(preset).max_players if preset == "r2019" else 4
+    for k in range(max(1, ROUNDS // 4)):
+        play_checked(preset, 104729 * k + 3, n, [level] * n)
