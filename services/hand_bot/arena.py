@@ -34,8 +34,8 @@ class RoundOutcome:
     requests: int
     actions: int
     turns: int
-    #: (level, CPU seconds) of each decision that ended a turn or drew
-    timings: list[tuple[str, float]] = field(default_factory=list)
+    #: (level, turn number, CPU seconds, wall seconds) of each decision (with ``timed``)
+    timings: list[tuple[str, int, float, float]] = field(default_factory=list)
 
 
 def request_seed(seed: int, k: int) -> int:
@@ -47,16 +47,16 @@ def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: in
     """Play one round with ``levels[seat]`` bots; every action must be legal."""
     state, _ = start_round(options, len(levels), seed=seed, dealer=dealer, round_no=round_no)
     requests = actions = 0
-    timings: list[tuple[str, float]] = []
+    timings: list[tuple[str, int, float, float]] = []
     while state.result is None:
         if requests >= MAX_REQUESTS:
             raise StuckRound(f"seed {seed}: no end after {requests} requests")
         seat = state.turn.seat
         view = perspective(state, seat)
-        started = time.thread_time() if timed else 0.0
+        cpu, wall = (time.thread_time(), time.perf_counter()) if timed else (0.0, 0.0)
         plan = decide(view, levels[seat], request_seed(seed, requests))
         if timed:
-            timings.append((levels[seat], time.thread_time() - started))
+            timings.append((levels[seat], state.turn_no, time.thread_time() - cpu, time.perf_counter() - wall))
         requests += 1
         if not plan:
             raise AssertionError(f"seed {seed}: {levels[seat]} bot answered nothing")

@@ -23,6 +23,7 @@ __all__ = [
     "LOG_FORMATS",
     "LOG_LEVELS",
     "SERVICES",
+    "BotConfig",
     "ConfigError",
     "EnvVar",
     "GrpcServerConfig",
@@ -100,6 +101,12 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "2", "consecutive expired turns after which a bot takes the seat over"
         ),
         "HAND_ROOM_GROUP": EnvVar("hand-room-owners", "consumer group of the room owners"),
+        # --- bot service ---
+        "HAND_BOT_HOST": EnvVar("127.0.0.1", "address the bot service's health port listens on"),
+        "HAND_BOT_PORT": EnvVar(
+            "50054", "port of the bot service's grpc.health.v1 (its only port); 0 picks a free port"
+        ),
+        "HAND_BOT_GROUP": EnvVar("hand-bots", "consumer group of the bot-service replicas"),
         # --- scoring ledger ---
         "HAND_LEDGER_HOST": EnvVar("127.0.0.1", "address the ledger service listens on"),
         "HAND_LEDGER_PORT": EnvVar("50053", "gRPC port of the ledger service; 0 picks a free port"),
@@ -129,6 +136,7 @@ SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
     {
         "rules": ServiceSpec(name="rules", module="hand_rules", port_var="HAND_RULES_PORT"),
         "room": ServiceSpec(name="room", module="hand_room", port_var="HAND_ROOM_PORT"),
+        "bot": ServiceSpec(name="bot", module="hand_bot", port_var="HAND_BOT_PORT"),
         "ledger": ServiceSpec(name="ledger", module="hand_ledger", port_var="HAND_LEDGER_PORT"),
     }
 )
@@ -310,6 +318,26 @@ class LedgerConfig:
             group_id=env.text("HAND_LEDGER_GROUP"),
         )
         env.check("ledger service")
+        return config
+
+
+@dataclass(frozen=True)
+class BotConfig:
+    """Settings of the bot service (``python -m hand_bot``)."""
+
+    server: GrpcServerConfig  # its health port
+    log: LogConfig
+    group_id: str
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> BotConfig:
+        env = _Reader(environ)
+        config = cls(
+            server=GrpcServerConfig._read(env, "HAND_BOT_HOST", "HAND_BOT_PORT"),
+            log=LogConfig._read(env),
+            group_id=env.text("HAND_BOT_GROUP"),
+        )
+        env.check("bot service")
         return config
 
 

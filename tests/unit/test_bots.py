@@ -254,3 +254,15 @@ def test_determinize_keeps_the_public_position() -> None:
     seat = state.turn.seat
     sample = determinize(perspective(state, seat), 77)
     assert perspective(sample, seat) == perspective(state, seat)
+
+
+def test_bot_config_reads_its_registered_variables() -> None:
+    from hand_common.config import ENV_VARS, BotConfig, ConfigError
+
+    default = BotConfig.from_env({})
+    assert (default.server.port, default.group_id) == (50054, "hand-bots")
+    custom = BotConfig.from_env({"HAND_BOT_PORT": "0", "HAND_BOT_GROUP": "g1", "HAND_BOT_HOST": "0.0.0.0"})
+    assert (custom.server.port, custom.group_id, custom.server.host) == (0, "g1", "0.0.0.0")
+    assert {"HAND_BOT_HOST", "HAND_BOT_PORT", "HAND_BOT_GROUP"} <= set(ENV_VARS)
+    with pytest.raises(ConfigError, match="HAND_BOT_PORT"):
+        BotConfig.from_env({"HAND_BOT_PORT": "70000"})

@@ -1,0 +1,110 @@
+"""A bot-only match through the whole stack: room service (gRPC gateway, owner,
+event store, outbox), Tansu broker, and the bot service consuming its
+requests — every move made by a bot, none refused, the events in the store."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+import grpc
+import pytest
+
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_bot.service import BotService
+from hand_common.healthcheck import check
+
+from .room_support import Watcher, create_room, make_topics, start_instance, topics_for, wait_for
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+async def stack(broker, tmp_path: Path, unique: str):
+    topics = topics_for(unique)
+    await make_topics(broker, topics)
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
+    bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
+    await bots.start()
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        yield SimpleNamespace(stub=pb_grpc.RoomServiceStub(channel), store=server.store, bots=bots)
+    finally:
+        await channel.close()
+        await bots.stop()
+        await server.stop(grace=0)
+
+
+@pytest.mark.parametrize("preset,level", [("hand", pb.BOT_LEVEL_STRONG), ("saudi-partnership", pb.BOT_LEVEL_MIDDLE)])
+async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, preset: str, level: int) -> None:
+    """The host fills the room with bots, starts, and leaves: a bot holds its seat too."""
+    stub = stack.stub
+    created, players = await create_room(stub, preset, seats=4, rounds=1, turn_seconds=60)
+    room_id, token = created.room.room_id, players[0].token
+    await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=level))
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=21))
+    await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
+    spectator = Watcher(stub, room_id)
+    try:
+        async def finished() -> bool:
+            room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+            return room.status == pb.ROOM_STATUS_FINISHED
+
+        await wait_for(finished, timeout=240, interval=0.2)
+        stored = await stack.store.load(room_id)
+        kinds = [e.kind for e in stored]
+        assert [e.seq for e in stored] == list(range(len(stored)))
+        assert kinds.count("round_started") == kinds.count("round_scored") == 1
+        assert kinds[-1] == "match_ended"
+        moves = [e.payload for e in stored if e.kind == "moved"]
+        assert len(moves) > 20
+        # every move came from a bot's answer: no refused action, no expired turn
+        assert {m["by"] for m in moves} == {"bot"}, {m["by"] for m in moves}
+        assert {m["seat"] for m in moves} == {0, 1, 2, 3}
+        assert stack.bots.decided >= len({(m["round_no"], m["turn_no"]) for m in moves})
+        final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+        assert len(final.winners) >= 1
+    finally:
+        await spectator.close()
+
+
+def test_python_m_hand_bot_serves_health_while_consuming_and_stops_on_sigterm(broker, tmp_path: Path,
+                                                                            unique: str) -> None:
+    """The entry point: config from the environment, SERVING once in the group, exit 0 on SIGTERM."""
+    out = tmp_path / "bot.out"
+    env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap_servers, "HAND_BOT_PORT": "0",
+           "HAND_BOT_GROUP": f"bots-{unique}", "HAND_LOG_FORMAT": "json"}
+    with out.open("w") as stdout:
+        proc = subprocess.Popen([sys.executable, "-m", "hand_bot"], env=env, cwd=ROOT, stdout=stdout,
+                                stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        target = None
+        while time.monotonic() < deadline:
+            assert proc.poll() is None, out.read_text()
+            lines = [ln for ln in out.read_text().splitlines() if "health on " in ln]
+            if lines:
+                target = lines[0].rsplit("health on ", 1)[1]
+                if check(target) == "SERVING":
+                    break
+            time.sleep(0.1)
+        assert target is not None and check(target) == "SERVING"
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=20) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+
+
+def test_the_entry_point_refuses_to_start_without_a_broker() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "KAFKA_BOOTSTRAP_SERVERS"}
+    done = subprocess.run([sys.executable, "-m", "hand_bot"], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode != 0 and "KAFKA_BOOTSTRAP_SERVERS" in done.stderr
