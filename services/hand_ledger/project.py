@@ -23,9 +23,10 @@ from .sheets import ScoredRound, match_outcome, score_round
 from .reads import load_rounds
 
 
-def _insert_ignore(conn: AsyncConnection, table, keys: list[str], **values: Any):
+def _upsert(conn: AsyncConnection, table, keys: list[str], update: dict[str, Any], **values: Any):
+    """INSERT …, or UPDATE ``update`` where the key exists (one statement on both backends)."""
     dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table).values(**values).on_conflict_do_nothing(index_elements=keys)
+    return dialect.insert(table).values(**values).on_conflict_do_update(index_elements=keys, set_=update)
 
 
 async def _room(conn: AsyncConnection, room_id: str):
@@ -58,13 +59,11 @@ async def _seat_taken(conn: AsyncConnection, room_id: str, p: dict[str, Any]) ->
     await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == p["seat"])
                        .values(kind=p["kind"], player_id=player_id, name=p.get("name", "")))
     if player_id:
-        prior = ratings.PRIOR
-        await conn.execute(_insert_ignore(
-            conn, players, ["player_id"], player_id=player_id, name=p.get("name", ""), matches=0,
+        prior, name = ratings.PRIOR, p.get("name", "")
+        await conn.execute(_upsert(
+            conn, players, ["player_id"], {"name": name}, player_id=player_id, name=name, matches=0,
             wins=0, rounds=0, rounds_won=0, hand_finishes=0, rounds_opened=0, score_sum=0,
             mu=prior.mu, sigma=prior.sigma, ordinal=prior.ordinal))
-        await conn.execute(update(players).where(players.c.player_id == player_id)
-                           .values(name=p.get("name", "")))
 
 
 async def _seat_left(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
