@@ -12,9 +12,9 @@ from dataclasses import dataclass
 from itertools import combinations, product
 
 from .actions import Declaration
-from .cards import is_joker, rank_of, suit_of
+from .cards import is_joker, rank_of, rank_value, suit_of
 from .errors import RuleViolation
-from .melds import new_meld, pos_rank
+from .melds import new_meld, pos_rank, pos_value
 from .options import Options
 from .state import Meld
 
@@ -38,11 +38,12 @@ def _sets(naturals: Sequence[int], jokers: Sequence[int]) -> Iterator[tuple[tupl
         for size in (2, 3, 4):
             for chosen in combinations(keys, size):
                 for cards in product(*(suits[s] for s in chosen)):
+                    value = rank_value(rank_of(cards[0]))
                     if size >= 3:
-                        yield cards, ()
+                        yield cards, (), value * size
                     if size <= 3:
                         for j in jokers[:2]:
-                            yield (*cards, j), ()
+                            yield (*cards, j), (), value * (size + 1)
 
 
 def _runs(naturals: Sequence[int], jokers: Sequence[int], options: Options) -> Iterator[tuple[tuple[int, ...], tuple]]:
@@ -63,21 +64,23 @@ def _runs(naturals: Sequence[int], jokers: Sequence[int], options: Options) -> I
                         break
                 if hi - lo < 2 or (hi == 14 and lo <= 2):
                     continue
+                span_value = sum(pos_value(p, options) for p in range(lo, hi + 1))
                 if not missing:
                     for cards in product(*(pos[p] for p in range(lo, hi + 1))):
-                        yield cards, ()
+                        yield cards, (), span_value
                 # a joker fills the gap, or stands for any rank of the span (a held
                 # natural then stays in hand for another meld)
                 for spot in missing or (range(lo, hi + 1) if jokers else ()):
                     present = [p for p in range(lo, hi + 1) if p != spot]
                     if len(present) < 2:
                         continue
+                    end = spot in (lo, hi)  # the engine may put an end joker elsewhere
                     for cards in product(*(pos[p] for p in present)):
                         for j in jokers[:2]:
                             decl: tuple = ()
-                            if options.end_joker == "declared" and spot in (lo, hi):
+                            if options.end_joker == "declared" and end:
                                 decl = ((j, pos_rank(spot), suit),)
-                            yield (*cards, j), decl
+                            yield (*cards, j), decl, (None if end else span_value)
 
 
 def candidates(hand: Sequence[int], options: Options) -> list[Candidate]:
@@ -87,19 +90,20 @@ def candidates(hand: Sequence[int], options: Options) -> list[Candidate]:
     jokers = [c for c in hand if is_joker(c)]
     seen: set[tuple] = set()
     out: list[Candidate] = []
-    for cards, decl in [*_sets(naturals, jokers), *_runs(naturals, jokers, options)]:
+    for cards, decl, value in [*_sets(naturals, jokers), *_runs(naturals, jokers, options)]:
         key = (frozenset(cards), decl)
         if key in seen:
             continue
         seen.add(key)
-        try:
-            meld = new_meld(cards, options, decl)
-        except RuleViolation:
-            continue
+        if value is None:  # let the engine place an end joker and judge the meld
+            try:
+                value = new_meld(cards, options, decl).value
+            except RuleViolation:
+                continue
         mask = 0
         for c in cards:
             mask |= 1 << index[c]
-        out.append(Candidate(tuple(sorted(cards)), decl, meld.value, mask))
+        out.append(Candidate(tuple(sorted(cards)), decl, value, mask))
     out.sort(key=lambda c: (-c.value, c.cards))
     return out
 

@@ -47,15 +47,16 @@ def suggest(state: RoundState, seat: int, goal: str = "opening") -> Suggestion:
     o = state.options
     hand = state.seats[seat].hand
     keep_one = o.going_out == "discard_required"
+    found = candidates(hand, o)
     if goal == "opening":
-        cands = candidates(hand, o)
+        cands = found
     else:  # weigh a meld by the hand value it sheds
         cands = [
             Candidate(c.cards, c.declare, hand_total(c.cards, o.joker_in_hand), c.mask)
-            for c in candidates(hand, o)
+            for c in found
         ]
     _, combo = _best(cands, hand, keep_one)
-    real = {(c.cards, c.declare): c.value for c in candidates(hand, o)} if goal == "shed" else {}
+    real = {(c.cards, c.declare): c.value for c in found} if goal == "shed" else {}
     values = tuple(real.get((c.cards, c.declare), c.value) for c in combo)
     total = sum(values)
     used = {x for c in combo for x in c.cards}
