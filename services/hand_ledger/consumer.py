@@ -96,15 +96,18 @@ class LedgerConsumer:
 
     async def _run(self) -> None:
         assert self._consumer is not None
+        rewind = False
         while True:
-            batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
-            if not batch:
-                continue
             try:
-                await self.handle(batch)
+                if rewind:  # nothing is read until the partitions are back at their commits
+                    await self._rewind()
+                    rewind = False
+                batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
+                if batch:
+                    await self.handle(batch)
             except Exception:
                 log.exception("ledger_batch_failed")
-                await self._rewind()
+                rewind = True
                 await asyncio.sleep(self.retry_interval)
 
     async def handle(self, batch: dict[TopicPartition, list[Any]]) -> int:

@@ -11,6 +11,7 @@ import time
 import pytest
 from aiokafka import AIOKafkaProducer
 from sqlalchemy import func, select
+from sqlalchemy.exc import OperationalError
 
 from hand_infra.topics import ensure_topics
 from hand_ledger import _schema
@@ -142,4 +143,33 @@ async def test_a_ledger_killed_mid_batch_resumes_exactly_after_a_restart(
         await reference.close()
     finally:
         await second.stop()
+        await store.close()
+
+
+async def test_a_failed_transaction_rewinds_to_the_committed_offsets_and_loses_nothing(
+        broker, topic, unique, ledger_db, scenario_runs) -> None:
+    """The database fails twice in the middle of batches; the consumer keeps running."""
+    url = await ledger_db()
+    await publish(broker, topic, scenario_runs, random.Random(3))
+    total = sum(len(run.events) for run in scenario_runs.values())
+    seen = 0
+
+    def after_event(_: Delivered) -> None:
+        nonlocal seen
+        seen += 1
+        if seen in (120, 400):
+            raise OperationalError("INSERT …", {}, Exception("the database went away"))
+
+    store = LedgerStore(url, after_event=after_event)
+    await store.start()
+    consumer = LedgerConsumer(store, broker, group_id=f"g-{unique}", topic=topic, retry_interval=0.05)
+    try:
+        await consumer.start()
+        await wait_archived(store, total)
+        await asyncio.sleep(0.5)
+        assert await archived(store) == total and seen > total and not consumer.task.done()
+        for name, run in scenario_runs.items():
+            await assert_sheet_matches_engine(store, run, SCENARIOS[name][1])
+    finally:
+        await consumer.stop()
         await store.close()
