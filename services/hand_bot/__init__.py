@@ -1,1 +1,17 @@
-"""The bot service: decides a bot seat's turn from that seat's perspective only."""
+"""The bot service: decides a bot seat's turn from that seat's perspective only.
+
+Public surface::
+
+    from hand_bot import decide, LEVELS
+    actions = decide(perspective, "strong", seed)   # hand_engine.perspective(state, seat)
+
+``LEVELS``: random, beginner, middle, strong; ``ALL_LEVELS`` adds ``auto``,
+the safe automatic turn of RULES.md §11 (``auto_turn(state)`` plays it to the
+turn's end, as the room service does for an expired turn). The Kafka
+consumer is ``hand_bot.service.BotService``; ``python -m hand_bot`` runs it.
+See docs/bots.md.
+"""
+
+from .policy import ALL_LEVELS, LEVELS, auto_turn, decide, plan
+
+__all__ = ["ALL_LEVELS", "LEVELS", "auto_turn", "decide", "plan"]

@@ -135,6 +135,16 @@ def _joker_melds(x: int, hand: tuple[int, ...], options) -> list[Candidate]:
     return out
 
 
+def end_hazard(know: Knowledge) -> float:
+    """A rough chance that an opponent goes out before this seat moves again."""
+    stay = 1.0
+    for s in know.opponents():
+        if know.opened[s]:
+            h = know.hand_sizes[s]
+            stay *= 1.0 - (0.45 if h <= 2 else 0.25 if h <= 4 else 0.1 if h <= 6 else 0.04)
+    return 1.0 - stay
+
+
 class _Best:
     """``search.max_value`` with its memo kept across calls on one candidate list."""
 
@@ -168,9 +178,7 @@ class Lookahead:
         self.opened = state.seats[me].opened
         self.thr = threshold(state)
         self.part = Partition.of(self.hand, self.o)
-        j = self.o.joker_in_hand
-        close = any(know.opened[s] and know.hand_sizes[s] <= 3 for s in know.opponents())
-        self.p_end = 0.45 if close else 0.12  # the round ends before this seat moves again
+        self.p_end = end_hazard(know)
 
     def _weigh(self, cands: list[Candidate]) -> list[Candidate]:
         if not self.opened:

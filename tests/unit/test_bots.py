@@ -9,6 +9,7 @@ from dataclasses import replace
 
 import pytest
 
+import hand_bot
 from hand_bot.policy import ALL_LEVELS, LEVELS, decide, plan
 from hand_bot.service import answer, request_seed
 from hand_engine import (
@@ -128,7 +129,7 @@ def test_every_level_answers_a_draw_request_with_a_stock_draw_or_a_whole_turn() 
 
 def test_auto_level_is_the_safe_automatic_turn_of_the_engine() -> None:
     s = build(opts(), ["KS QS JS 7H 7D 7C 4C 2S", "2H 3C 8H 9H KD"], phase="play", drawn=c("4C"))
-    assert plan(s, "auto", random.Random(0)) == auto_turn(s)
+    assert plan(s, "auto", random.Random(0)) == auto_turn(s) == hand_bot.auto_turn(s)
     d = build(opts(), ["KS QS JS 7H 7D 7C 4C", "2H 3C 8H 9H KD"])
     assert bot_plan(d, "auto") == [DrawStock()]
 
