@@ -13,7 +13,7 @@ import json
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -80,10 +80,9 @@ async def _match_started(conn: AsyncConnection, room_id: str, p: dict[str, Any])
 
 
 async def _round_started(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
-    room = await _room(conn, room_id)
+    # ``playoff`` is settled when the round is scored (the sheet shows scored rounds only)
     await conn.execute(insert(rounds).values(
-        room_id=room_id, round_no=p["round_no"], dealer=p["dealer"],
-        playoff=p["round_no"] > room.rounds))
+        room_id=room_id, round_no=p["round_no"], dealer=p["dealer"], playoff=False))
 
 
 async def _round_scored(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
@@ -98,23 +97,27 @@ async def _round_scored(conn: AsyncConnection, room_id: str, p: dict[str, Any]) 
                     before={ln.seat: ln.running_total for ln in last.lines} if last else {},
                     teams_before={t.team: t.running_total for t in last.teams} if last else {})
     await _write_round(conn, room_id, r)
-    for ln in r.lines:
-        if ln.player_id:
-            won = r.winner == ln.seat
-            await conn.execute(update(players).where(players.c.player_id == ln.player_id).values(
-                rounds=players.c.rounds + 1, rounds_won=players.c.rounds_won + int(won),
-                hand_finishes=players.c.hand_finishes + int(won and r.finish == "hand"),
-                rounds_opened=players.c.rounds_opened + int(ln.opened),
-                score_sum=players.c.score_sum + ln.score))
+    rows = [{"b_pid": ln.player_id, "b_won": int(r.winner == ln.seat),
+             "b_hand": int(r.winner == ln.seat and r.finish == "hand"), "b_opened": int(ln.opened),
+             "b_score": ln.score} for ln in sorted(r.lines, key=lambda ln: ln.player_id) if ln.player_id]
+    if rows:  # one statement for every seat (rows in id order: no lock-order deadlock)
+        await conn.execute(ROUND_STATS, rows)
+
+
+ROUND_STATS = update(players).where(players.c.player_id == bindparam("b_pid")).values(
+    rounds=players.c.rounds + 1, rounds_won=players.c.rounds_won + bindparam("b_won"),
+    hand_finishes=players.c.hand_finishes + bindparam("b_hand"),
+    rounds_opened=players.c.rounds_opened + bindparam("b_opened"),
+    score_sum=players.c.score_sum + bindparam("b_score"))
 
 
 async def _write_round(conn: AsyncConnection, room_id: str, r: ScoredRound) -> None:
-    values = {"finish": r.finish, "winner": r.winner, "multiplier": r.multiplier}
+    values = {"finish": r.finish, "winner": r.winner, "multiplier": r.multiplier, "playoff": r.playoff}
     done = await conn.execute(update(rounds).where(
         rounds.c.room_id == room_id, rounds.c.round_no == r.round_no).values(**values))
     if done.rowcount == 0:  # no round_started seen (cannot happen in order; be safe)
         await conn.execute(insert(rounds).values(room_id=room_id, round_no=r.round_no, dealer=r.dealer,
-                                                 playoff=r.playoff, **values))
+                                                 **values))
     await conn.execute(insert(lines), [
         {"room_id": room_id, "round_no": r.round_no, "seat": ln.seat, "player_id": ln.player_id,
          "opened": ln.opened, "opening_total": ln.opening_total,
@@ -152,14 +155,19 @@ async def _rate(conn: AsyncConnection, out) -> None:
     current = {r.player_id: ratings.Rating(r.mu, r.sigma) for r in rows}
     teams = [[current.get(pid) if pid else None for pid in s.player_ids] for s in out.standings]
     rated = ratings.rate(teams, [s.place for s in out.standings])
-    new: dict[str, ratings.Rating] = {}
+    new: dict[str, dict[str, Any]] = {}
     for s, team in zip(out.standings, rated, strict=True):
         for pid, rating in zip(s.player_ids, team, strict=True):
             if pid and pid in current and pid not in new:
-                new[pid] = rating
-                await conn.execute(update(players).where(players.c.player_id == pid).values(
-                    matches=players.c.matches + 1, wins=players.c.wins + int(s.winner),
-                    mu=rating.mu, sigma=rating.sigma, ordinal=rating.ordinal))
+                new[pid] = {"b_pid": pid, "b_win": int(s.winner), "b_mu": rating.mu,
+                            "b_sigma": rating.sigma, "b_ordinal": rating.ordinal}
+    if new:
+        await conn.execute(MATCH_STATS, [new[pid] for pid in sorted(new)])
+
+
+MATCH_STATS = update(players).where(players.c.player_id == bindparam("b_pid")).values(
+    matches=players.c.matches + 1, wins=players.c.wins + bindparam("b_win"), mu=bindparam("b_mu"),
+    sigma=bindparam("b_sigma"), ordinal=bindparam("b_ordinal"))
 
 
 HANDLERS = {
