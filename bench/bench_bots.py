@@ -49,6 +49,7 @@ from hand_engine import resolve  # noqa: E402
 LEVELS = ("strong", "middle", "beginner", "random")
 MODES = ("hand", "saudi")
 GOAL_MS = 100.0
+TIME_LIMIT_S = 14_400  # bench/run_all.py: a full run plays 4,000 rounds of bots
 RESULTS = ROOT / "bench" / "results"
 Z = 1.96
 

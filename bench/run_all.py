@@ -116,6 +116,17 @@ def title_of(script: Path) -> str:
     return doc.strip().splitlines()[0] if doc.strip() else ""
 
 
+def time_limit_of(script: Path) -> float:
+    """A script's own time limit for a full run: its module constant ``TIME_LIMIT_S`` (else 0)."""
+    try:
+        for node in ast.parse(script.read_text()).body:
+            if isinstance(node, ast.Assign) and any(getattr(t, "id", "") == "TIME_LIMIT_S" for t in node.targets):
+                return float(ast.literal_eval(node.value))
+    except (SyntaxError, ValueError):
+        pass
+    return 0.0
+
+
 def run_script(script: Path, quick: bool, timeout: float) -> tuple[int, str, str, float]:
     """Exit status, stdout, stderr tail and elapsed seconds; stderr is passed through."""
     cmd = [sys.executable, str(script), *(["--quick"] if quick else [])]
@@ -178,7 +189,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--quick", action="store_true", help="pass --quick to every script (CI smoke)")
     p.add_argument("--out", type=Path, help=f"markdown file (default {DOC.relative_to(ROOT)}, "
                                             f"with --quick {QUICK_DOC.relative_to(ROOT)})")
-    p.add_argument("--timeout", type=float, default=900, help="seconds allowed per script")
+    p.add_argument("--timeout", type=float, default=900,
+                   help="seconds allowed per script (a full run gives a script its TIME_LIMIT_S if longer)")
     p.add_argument("names", nargs="*", help="run only these scripts (e.g. bench_engine or engine)")
     a = p.parse_args(argv)
     out = a.out or (QUICK_DOC if a.quick else DOC)
@@ -190,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
     failed = []
     for script in chosen:
         print(f"== {script.name}", file=sys.stderr, flush=True)
-        result = run_script(script, a.quick, a.timeout)
+        result = run_script(script, a.quick, a.timeout if a.quick else max(a.timeout, time_limit_of(script)))
         if result[0] != 0:
             failed.append(script.name)
         stamp = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")

@@ -51,3 +51,11 @@ def test_seats_rotate_so_every_level_plays_every_seat() -> None:
     bench = load()
     seats = {lv: {bench.seat_levels(seed).index(lv) for seed in range(4)} for lv in bench.LEVELS}
     assert all(s == {0, 1, 2, 3} for s in seats.values())
+
+
+def test_run_all_gives_the_bots_bench_its_own_time_limit() -> None:
+    spec = importlib.util.spec_from_file_location("run_all_under_test", BENCH.parent / "run_all.py")
+    run_all = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(run_all)
+    assert run_all.time_limit_of(BENCH) >= 3600
+    assert run_all.time_limit_of(BENCH.parent / "bench_engine.py") == 0
