@@ -102,6 +102,8 @@ class Hold:
         if not self._held.get(room_id):
             self._next.pop(room_id, None)
             self._held.pop(room_id, None)
+            for rooms in self._partition_rooms.values():
+                rooms.discard(room_id)
 
     def drop_partitions(self, partitions: Iterable[Hashable]) -> None:
         """Forget everything read from ``partitions`` (revoked, or to be re-read)."""

@@ -48,6 +48,16 @@ def test_the_safe_offset_stops_at_the_lowest_held_event_of_each_partition() -> N
     assert hold.commit_offsets() == {"p0": 13, "p1": 41}
 
 
+def test_a_finished_room_is_forgotten_unless_it_still_holds_events() -> None:
+    hold = Hold()
+    hold.offer(ev("a", 0, 1))
+    hold.offer(ev("b", 1, 2))  # held
+    hold.forget("a")
+    hold.forget("b")
+    assert not hold.known("a") and hold.known("b") and hold.waiting() == {"b": (0, 1)}
+    assert hold._partition_rooms == {"p0": {"b"}}
+
+
 def test_dropping_a_partition_forgets_its_rooms_and_held_events() -> None:
     hold = Hold()
     hold.offer(ev("a", 1, 5, "p0"))
