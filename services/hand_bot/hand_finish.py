@@ -13,10 +13,12 @@ from __future__ import annotations
 
 from hand_engine.cards import is_joker
 from hand_engine.rules import threshold
+from hand_engine.search import Candidate
 from hand_engine.state import RoundState
 
-from .hand_eval import Partition, by_cover, left_after, meld_total
+from .hand_eval import Partition, by_cover, left_after
 from .knowledge import JOKER, Knowledge, kind
+from .lookahead import BestPartition, melds_with, with_draw
 
 #: a seat stops waiting for a Hand after this many drawing turns of its own
 HOLD_MAX_DRAW_TURNS = 10
@@ -91,27 +93,36 @@ def _extensions(cards: tuple[int, ...]) -> set[int]:
 
 
 def finishing_outs(rest: tuple[int, ...], left, know: Knowledge, state: RoundState, thr: int) -> int:
-    """Unseen copies ``x`` such that ``rest + x`` melds all but one card with enough value."""
+    """Unseen copies ``x`` such that ``rest + x`` melds all but one card with enough value.
+
+    Partitions are searched with weight 1000 × cards + value; the one with the
+    drawn card uses at most one meld holding it (``lookahead.with_draw``).
+    """
     o = state.options
-    wanted: set[int] = set()
+    n = len(rest)
+    full, xbit = (1 << n) - 1, 1 << n
+    cover = lambda c: Candidate(c.cards, c.declare, 1000 * len(c.cards) + c.value, c.mask)  # noqa: E731
+    part = Partition.of(rest, o)
+    best_now = BestPartition([cover(c) for c in part.cands])
+
+    def finishes(weight: int) -> bool:
+        return weight // 1000 >= n and (weight % 1000 >= thr or not o.hand_needs_threshold)
+
+    if finishes(best_now(full)[0]):
+        return know.unseen_total  # any draw: meld the hand, discard the card drawn
+    wanted: set[int] = {JOKER}
     for c in rest:
         if c in left and not is_joker(c):
             wanted |= _near(kind(c))
-    _, cover = Partition.of(rest, o).best(by_cover)
-    for cand in cover:
+    for cand in part.best(by_cover)[1]:
         wanted |= _extensions(cand.cards)
-    wanted.add(JOKER)
-    need = len(rest)  # of len(rest) + 1 cards, all but one melded
     outs = 0
     for k in sorted(wanted):
         copies = know.unseen.get(k, 0)
         if not copies:
             continue
         x = next(c for c in ((104, 105) if k == JOKER else (k, k + 52)) if c not in rest)
-        hand = tuple(sorted((*rest, x)))
-        p = Partition.of(hand, o)
-        _, combo = p.best_keeping_one(by_cover)
-        covered = sum(len(c.cards) for c in combo)
-        if covered >= need and (meld_total(combo) >= thr or not o.hand_needs_threshold):
+        extra = [cover(m) for m in melds_with(x, rest, o)]
+        if extra and any(finishes(with_draw(best_now, extra, full & ~(1 << i), xbit)[0]) for i in range(n)):
             outs += copies
     return outs

@@ -63,7 +63,7 @@ def _cand(every: tuple[int, ...], mask: int, value: int) -> Candidate:
     return Candidate(tuple(c for i, c in enumerate(every) if mask >> i & 1), (), value, mask)
 
 
-def _melds_with(x: int, hand: tuple[int, ...], options) -> list[Candidate]:
+def melds_with(x: int, hand: tuple[int, ...], options) -> list[Candidate]:
     """New melds holding natural or joker ``x`` and cards of ``hand`` (masks over
     ``hand + (x,)``, x last), built directly: values follow RULES.md §4, an end
     joker counted at either end (an estimate; the engine referees real melds)."""
@@ -145,7 +145,7 @@ def end_hazard(know: Knowledge) -> float:
     return 1.0 - stay
 
 
-class _Best:
+class BestPartition:
     """``search.max_value`` with its memo kept across calls on one candidate list."""
 
     def __init__(self, cands: Sequence[Candidate]) -> None:
@@ -168,6 +168,20 @@ class _Best:
                 res = (v + c.value, (c, *rest))
         memo[avail] = res
         return res
+
+
+def with_draw(best_now: BestPartition, extra: list[Candidate], avail: int, xbit: int
+               ) -> tuple[int, tuple[Candidate, ...]]:
+    """The best partition of the cards of ``avail`` plus the drawn card: either the
+    drawn card stays out, or exactly one meld of ``extra`` holds it."""
+    best = best_now(avail)
+    for m in extra:
+        if m.mask & ~(avail | xbit):
+            continue
+        v, rest = best_now(avail & ~m.mask)
+        if v + m.value > best[0]:
+            best = (v + m.value, (m, *rest))
+    return best
 
 
 class Lookahead:
@@ -199,20 +213,19 @@ class Lookahead:
             if not copies:
                 continue
             x = _physical(k, hand)
-            extra = self._weigh(_melds_with(x, hand, self.o))
+            extra = self._weigh(melds_with(x, hand, self.o))
             if extra:  # a draw that makes no new meld leaves the hand as it is
                 draws.append((copies / total, x, extra))
                 related += copies / total
         out: dict[int, float] = {}
-        best_now = _Best(base)
-        best_after = [(w, x, _Best(base + extra)) for w, x, extra in draws]
+        best_now = BestPartition(base)
         for c in discards:
             i = idx[c]
             avail = ((1 << n) - 1) & ~(1 << i)
             rest = tuple(h for h in hand if h != c)
             value = (1.0 - related) * self._worth(rest, None, best_now(avail))
-            for w, x, best in best_after:
-                value += w * self._worth(rest, x, best(avail | 1 << n))
+            for w, x, extra in draws:
+                value += w * self._worth(rest, x, with_draw(best_now, extra, avail, 1 << n))
             if self.opened:
                 now = hand_total(rest, self.o.joker_in_hand)
                 value = -self.p_end * now + (1.0 - self.p_end) * value
