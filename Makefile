@@ -14,7 +14,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto lint test test-fast soak run bench clean
+.PHONY: help venv proto lint test test-fast soak soak-bots run bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -59,6 +59,9 @@ test-fast: $(GEN_STAMP) ## unit + property tests only
 
 soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY_ROUNDS, default 250)
 	HAND_PROPERTY_ROUNDS=$${HAND_PROPERTY_ROUNDS:-250} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_random_games.py
+
+soak-bots: $(GEN_STAMP) ## bots of every level play many whole rounds per preset (HAND_BOT_ROUNDS, default 100)
+	HAND_BOT_ROUNDS=$${HAND_BOT_ROUNDS:-100} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_bot_games.py
 
 run: $(GEN_STAMP) ## run the whole backend locally (Ctrl-C stops it)
 	$(PY) -m hand_run

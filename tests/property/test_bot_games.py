@@ -1,9 +1,9 @@
 """Bots of every level play whole rounds of every preset: never a refused move,
 every round ends, and the §13 invariants hold after every bot turn.
 
-Rounds per preset: ``HAND_BOT_ROUNDS`` (default 8 in ``make test``, a few
-hundred rounds in all; set it to thousands for a soak). Each round seats a
-rotating mix of the levels, so every level meets every other level.
+Rounds per preset: ``HAND_BOT_ROUNDS`` (default 8 in ``make test``, about
+150 rounds in all; ``make soak-bots`` plays 100 per preset). Each round seats
+a rotating mix of the levels, so every level meets every other level.
 """
 
 from __future__ import annotations
