@@ -9,7 +9,6 @@ PYTHON ?= python3
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
-SITE    = $(shell $(PY) -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])')
 PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
@@ -26,7 +25,8 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install -q --disable-pip-version-check --upgrade pip
 	$(PY) -c 'import tomllib;d=tomllib.load(open("pyproject.toml","rb"))["project"];print("\n".join(d["dependencies"]+d["optional-dependencies"]["dev"]))' > $(VENV)/requirements.txt
 	$(PY) -m pip install -q --disable-pip-version-check -r $(VENV)/requirements.txt
-	printf '%s\n%s\n' "$(CURDIR)/services" "$(CURDIR)/gen" > "$(SITE)/hand-backend.pth"
+	site="$$($(PY) -c 'import sysconfig;print(sysconfig.get_paths()["purelib"])')"; \
+	  printf '%s\n%s\n' "$(CURDIR)/services" "$(CURDIR)/gen" > "$$site/hand-backend.pth"
 	touch $@
 
 proto: $(GEN_STAMP) ## generate Python code from proto/ into gen/
