@@ -97,6 +97,8 @@ async def test_bad_requests_get_clear_errors_and_change_nothing(stack) -> None:
     # find the starter: the seat whose opening discard is due
     w = Watcher(stub, room_id, players[0].token)
     await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    # the stream's own presence event lands asynchronously: wait for it before counting
+    await wait_for(lambda: any(m.event.kind == "seat_connected" for m in w.messages))
     mover = w.latest.view.turn.seat
     idle = 1 - mover
     by_seat = {p.seat: p for p in players}
