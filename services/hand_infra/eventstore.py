@@ -168,11 +168,14 @@ class EventStore:
                     await conn.execute(insert(action_ids).values(
                         room_id=room_id, action_id=action_id,
                         first_seq=seqs[0], last_seq=seqs[-1]))
-        except IntegrityError:
-            # A concurrent writer committed first (PostgreSQL read committed).
+        except (IntegrityError, StaleAppend) as exc:
+            # A concurrent writer committed first (PostgreSQL read committed): if it
+            # wrote this very action, between our two reads, this is a duplicate.
             prior = None if action_id is None else await self.lookup_action(room_id, action_id)
             if prior is not None:
                 raise DuplicateAction(room_id, action_id, prior) from None
+            if isinstance(exc, StaleAppend):
+                raise
             raise StaleAppend(room_id, expected_seq) from None
         return seqs
 
