@@ -54,7 +54,7 @@ async def archived(store: LedgerStore) -> int:
         return await conn.scalar(select(func.count()).select_from(_schema.events))
 
 
-async def wait_archived(store: LedgerStore, n: int, timeout: float = 90.0) -> None:
+async def wait_archived(store: LedgerStore, n: int, timeout: float = 180.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if await archived(store) >= n:
