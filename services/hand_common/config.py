@@ -28,6 +28,7 @@ __all__ = [
     "EnvVar",
     "GrpcServerConfig",
     "LedgerConfig",
+    "WebConfig",
     "LogConfig",
     "RoomConfig",
     "RulesConfig",
@@ -115,6 +116,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "ledger database: a SQLite file URL or postgresql://user:pw@host/db",
         ),
         "HAND_LEDGER_GROUP": EnvVar("hand-ledger", "consumer group of the ledger replicas"),
+        # --- browser protocol and web client (hand_web) ---
+        "HAND_WEB_HOST": EnvVar("127.0.0.1", "address the web server (Connect, gRPC-Web, the web app) listens on"),
+        "HAND_WEB_PORT": EnvVar("8080", "HTTP port of the web server; 0 picks a free port"),
+        "HAND_WEB_CORS_ORIGINS": EnvVar(
+            "", "comma-separated origins allowed to call the browser protocol cross-origin (* = any); "
+            "empty: same origin only"
+        ),
+        "HAND_WEB_STATIC_DIR": EnvVar("", "folder of the built web app; empty: web/dist of the checkout"),
     }
 )
 
@@ -338,6 +347,31 @@ class BotConfig:
             group_id=env.text("HAND_BOT_GROUP"),
         )
         env.check("bot service")
+        return config
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """Settings of the web server (``hand_web``): browser protocol, CORS and the web app."""
+
+    host: str
+    port: int
+    cors_origins: tuple[str, ...]
+    static_dir: str
+    log: LogConfig
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> WebConfig:
+        env = _Reader(environ)
+        origins = tuple(o.strip().rstrip("/") for o in env._raw("HAND_WEB_CORS_ORIGINS").split(",") if o.strip())
+        config = cls(
+            host=env.text("HAND_WEB_HOST"),
+            port=env.integer("HAND_WEB_PORT", 0, 65535),
+            cors_origins=origins,
+            static_dir=env._raw("HAND_WEB_STATIC_DIR"),
+            log=LogConfig._read(env),
+        )
+        env.check("web server")
         return config
 
 

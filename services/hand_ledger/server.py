@@ -60,7 +60,9 @@ class LedgerServer:
                                            topic=self.topic or ROOM_EVENTS)
             await self.consumer.start()
         server = grpc.aio.server(options=self.config.server.channel_options())
-        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(LedgerService(self.store), server)
+        self.servicer = LedgerService(self.store)  # also served to browsers by hand_web
+        self.servicer_descriptor = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
+        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
         try:

@@ -68,8 +68,10 @@ class RoomServer:
                            command_timeout_s=self.config.command_timeout_s, topics=self.topics)
             await self.bus.start()
             server = grpc.aio.server(options=self.config.server.channel_options())
-            room_service_pb2_grpc.add_RoomServiceServicer_to_server(
-                RoomGateway(self.bus, self.store, index, presence_grace_s=self.config.presence_grace_s), server)
+            # the gateway is also served to browsers by hand_web (make run)
+            self.gateway = RoomGateway(self.bus, self.store, index, presence_grace_s=self.config.presence_grace_s)
+            self.gateway_descriptor = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
+            room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, server)
             health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
             reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
             self.port = server.add_insecure_port(self.config.server.address)

@@ -55,7 +55,9 @@ class RulesServer:
         server = grpc.aio.server(
             options=[*self.config.channel_options(), ("grpc.so_reuseport", 0)]
         )
-        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(self._executor), server)
+        self.servicer = RulesService(self._executor)  # also served to browsers by hand_web
+        self.servicer_descriptor = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.servicer, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import LedgerConfig, RoomConfig, RulesConfig
+from hand_common.config import LedgerConfig, RoomConfig, RulesConfig, WebConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
@@ -45,6 +45,8 @@ class Stack:
 
     kafka: KafkaSettings | None = None
     rules_target: str = ""
+    #: (servicer, service descriptor) of each gRPC service, also served to browsers by ``Web``
+    servicers: list = dataclasses.field(default_factory=list)
 
 
 class Broker:
@@ -83,6 +85,7 @@ class Rules(RulesServer):
     async def start(self) -> None:
         await super().start()
         self.stack.rules_target = self.target
+        self.stack.servicers.append((self.servicer, self.servicer_descriptor))
 
 
 class Room:
@@ -108,6 +111,7 @@ class Room:
             config = dataclasses.replace(config, rules_address=self.stack.rules_target)
         self.server = RoomServer(config, self.stack.kafka, self.store_url)
         await self.server.start()
+        self.stack.servicers.append((self.server.gateway, self.server.gateway_descriptor))
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -155,6 +159,36 @@ class Ledger:
 
         self.server = LedgerServer(self.config, self.stack.kafka)
         await self.server.start()
+        self.stack.servicers.append((self.server.servicer, self.server.servicer_descriptor))
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
+class Web:
+    """Connect + gRPC-Web for the services above, and the web app (``hand_web``)."""
+
+    name = "web"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.config = WebConfig.from_env(environ)
+        self.stack = stack
+        self.server = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    @property
+    def url(self) -> str:
+        return self.server.url if self.server else ""
+
+    async def start(self) -> None:
+        from hand_web.server import WebServer
+
+        self.server = WebServer(self.config, self.stack.servicers)
+        await self.server.start()
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -163,7 +197,7 @@ class Ledger:
 
 #: Factories (environment, shared stack → component), in start order.
 COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
-    Broker, Rules, Room, Bots, Ledger]
+    Broker, Rules, Room, Bots, Ledger, Web]
 
 
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:
@@ -184,6 +218,8 @@ async def run(components: Sequence[Component], stop: asyncio.Event,
             await component.start()
             started.append(component)
             announce(f"{component.name}: listening on {component.target}")
+            if getattr(component, "url", ""):
+                announce(f"{component.name}: open {component.url} in a browser")
         announce("hand: running; Ctrl-C stops")
         await stop.wait()
     finally:

@@ -18,7 +18,7 @@ def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -
     out = tmp_path / "run.out"
     env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json",
            "HAND_EVENTSTORE_URL": f"sqlite:///{tmp_path / 'events.db'}",
-           "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}"}
+           "HAND_LEDGER_PORT": "0", "HAND_WEB_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}"}
     with out.open("w") as stdout:
         proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
                                 stdout=stdout, stderr=subprocess.DEVNULL)

@@ -1,0 +1,84 @@
+"""``WebServer``: the browser face of the backend (uvicorn on the caller's event loop).
+
+It serves given servicer objects (the same ones the native gRPC servers
+use) over Connect and gRPC-Web, and the built web app, on one HTTP port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import socket
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+
+import structlog
+import uvicorn
+from google.protobuf.descriptor import ServiceDescriptor
+
+from hand_common.config import WebConfig
+
+from .adapter import ServiceApp
+from .app import WebApp
+
+__all__ = ["DEFAULT_STATIC_DIR", "WebServer"]
+
+log = structlog.get_logger("hand_web")
+DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "web" / "dist"
+
+
+class _Server(uvicorn.Server):
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:  # the launcher owns the signals
+        yield
+
+
+class WebServer:
+    """Connect + gRPC-Web for ``services`` and the web app, on ``config.host:config.port``."""
+
+    name = "web"
+
+    def __init__(self, config: WebConfig, services: Iterable[tuple[object, ServiceDescriptor]]) -> None:
+        self.config = config
+        static = Path(config.static_dir) if config.static_dir else DEFAULT_STATIC_DIR
+        self.app = WebApp([ServiceApp(servicer, desc) for servicer, desc in services],
+                          static if static.is_dir() else None, config.cors_origins)
+        self.port = 0
+        self._server: _Server | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def target(self) -> str:
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.config.host, self.config.host)
+        return f"{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.target}/"
+
+    async def start(self) -> None:
+        family = socket.AF_INET6 if ":" in self.config.host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((self.config.host, self.config.port))
+        sock.setblocking(False)
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(self.app, log_config=None, access_log=False, lifespan="off",
+                                timeout_graceful_shutdown=1, http="h11")
+        self._server = _Server(config)
+        self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
+        while not self._server.started:
+            if self._task.done():
+                self._task.result()
+                raise RuntimeError("web server stopped while starting")
+            await asyncio.sleep(0.01)
+        log.info("listening", address=self.target, static=str(self.app.static_dir),
+                 services=sorted(self.app.services))
+
+    async def stop(self) -> None:
+        if self._server is not None and self._task is not None:
+            self._server.should_exit = True
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._server = self._task = None
+        log.info("stopped")

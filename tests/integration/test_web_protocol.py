@@ -1,0 +1,100 @@
+"""The browser protocol: the rules servicer over Connect and gRPC-Web (``hand_web``) answers as it
+does over native gRPC — same payloads, same error codes, RuleError details and ar/en messages — and
+CORS follows ``HAND_WEB_CORS_ORIGINS``."""
+
+from __future__ import annotations
+
+import http.client
+from collections.abc import AsyncIterator
+
+import grpc
+import pytest
+from connectrpc.client import ConnectClient
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.errors import ConnectError
+from connectrpc.protocol import ProtocolType
+
+from hand.v1 import errors_pb2
+from hand.v1 import rules_service_pb2 as pb
+from hand.v1 import rules_service_pb2_grpc as pb_grpc
+from hand_common.config import RulesConfig, WebConfig
+from hand_rules.server import RulesServer
+from hand_web.adapter import method_info
+from hand_web.server import WebServer
+
+SERVICE = pb.DESCRIPTOR.services_by_name["RulesService"]
+PROTOCOLS = [ProtocolType.CONNECT, ProtocolType.GRPC_WEB]
+
+
+@pytest.fixture
+async def servers() -> AsyncIterator[tuple[RulesServer, WebServer]]:
+    """A rules server on a free port and a web server exposing the same servicer object."""
+    rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": "0"}).server)
+    await rules.start()
+    web = WebServer(WebConfig.from_env({"HAND_WEB_PORT": "0", "HAND_WEB_CORS_ORIGINS": "http://app.example"}),
+                    [(rules.servicer, rules.servicer_descriptor)])
+    await web.start()
+    try:
+        yield rules, web
+    finally:
+        await web.stop()
+        await rules.stop(0)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
+async def test_a_unary_call_answers_as_native_grpc_does(servers, protocol: ProtocolType) -> None:
+    rules, web = servers
+    async with grpc.aio.insecure_channel(rules.target) as channel:
+        native = await pb_grpc.RulesServiceStub(channel).Echo(pb.EchoRequest(payload=b"hand"))
+    async with ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
+                             send_compression=None) as client:
+        browser = await client.execute_unary(request=pb.EchoRequest(payload=b"hand"),
+                                             method=method_info(SERVICE, "Echo"))
+    assert browser == native
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
+@pytest.mark.parametrize("lang", ["ar", "en"])
+async def test_a_refusal_keeps_its_code_rule_error_and_language(servers, protocol: ProtocolType,
+                                                                lang: str) -> None:
+    rules, web = servers
+    request = pb.ApplyActionRequest()  # no state: INVALID_ARGUMENT
+    async with grpc.aio.insecure_channel(rules.target) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as native:
+            await pb_grpc.RulesServiceStub(channel).ApplyAction(request, metadata=(("accept-language", lang),))
+    async with ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
+                             send_compression=None) as client:
+        with pytest.raises(ConnectError) as browser:
+            await client.execute_unary(request=request, method=method_info(SERVICE, "ApplyAction"),
+                                       headers={"accept-language": lang})
+    assert browser.value.code.name == native.value.code().name == "INVALID_ARGUMENT"
+    assert browser.value.message == native.value.details()
+    [detail] = browser.value.details
+    assert detail.type_name == "hand.v1.RuleError"
+    error = errors_pb2.RuleError.FromString(detail.message_bytes)
+    assert error.code == errors_pb2.ERROR_CODE_INVALID_ARGUMENT
+    assert error.message == native.value.details()
+    assert any("\u0600" <= ch <= "\u06ff" for ch in error.message) == (lang == "ar")
+
+
+def _preflight(web: WebServer, origin: str) -> http.client.HTTPResponse:
+    conn = http.client.HTTPConnection(web.target.rsplit(":", 1)[0], web.port, timeout=5)
+    conn.request("OPTIONS", "/hand.v1.RulesService/Echo", headers={
+        "Origin": origin, "Access-Control-Request-Method": "POST",
+        "Access-Control-Request-Headers": "content-type,connect-protocol-version"})
+    response = conn.getresponse()
+    response.read()
+    conn.close()
+    return response
+
+
+async def test_cors_allows_only_the_configured_origins(servers) -> None:
+    import asyncio
+
+    _, web = servers
+    allowed = await asyncio.to_thread(_preflight, web, "http://app.example")
+    assert allowed.status == 204
+    assert allowed.getheader("access-control-allow-origin") == "http://app.example"
+    assert "connect-protocol-version" in allowed.getheader("access-control-allow-headers")
+    refused = await asyncio.to_thread(_preflight, web, "http://elsewhere.example")
+    assert refused.status == 403 and refused.getheader("access-control-allow-origin") is None
