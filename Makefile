@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto lint test test-fast soak soak-bots run bench clean
+.PHONY: help venv proto lint test test-fast soak soak-bots run bench clean web chromium test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -51,7 +51,7 @@ lint: $(NODE_STAMP) ## buf lint, format and breaking checks on proto/
 	if git cat-file -e HEAD:proto/buf.yaml 2>/dev/null; then \
 	  npx --no-install buf breaking proto --against '$(BREAKING_AGAINST)'; fi
 
-test: $(GEN_STAMP) lint ## the whole test suite (CI runs this)
+test: $(GEN_STAMP) lint web chromium ## the whole test suite (CI runs this)
 	$(PY) -m pytest -q -n 2 tests
 
 test-fast: $(GEN_STAMP) ## unit + property tests only
@@ -63,11 +63,28 @@ soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY
 soak-bots: $(GEN_STAMP) ## bots of every level play many whole rounds per preset (HAND_BOT_ROUNDS, default 100)
 	HAND_BOT_ROUNDS=$${HAND_BOT_ROUNDS:-100} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_bot_games.py
 
-run: $(GEN_STAMP) ## run the whole backend locally (Ctrl-C stops it)
+run: $(GEN_STAMP) web ## run the whole backend locally, and the web app (Ctrl-C stops it)
 	$(PY) -m hand_run
 
 bench: $(GEN_STAMP) ## benchmarks; figures go to docs/benchmarks.md
 	$(PY) bench/run_all.py
 
 clean: ## remove generated files and the virtualenv
-	rm -rf $(VENV) gen node_modules .pytest_cache .hypothesis
+	rm -rf $(VENV) gen node_modules .pytest_cache .hypothesis web/node_modules web/dist web/src/gen
+
+# --- web client (web/, docs/web-client.md) ---
+WEB_STAMP := web/node_modules/.stamp
+
+$(WEB_STAMP): web/package.json web/package-lock.json
+	cd web && npm ci --no-audit --no-fund --silent
+	touch $@
+
+web: $(WEB_STAMP) ## build the web app into web/dist (TypeScript from proto/ with buf + local protoc-gen-es, esbuild)
+	cd web && node build.mjs
+
+CHROMIUM ?= /usr/bin/chromium
+chromium: ## install Debian's chromium for the browser tests when it is missing
+	@test -x $(CHROMIUM) || { apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; }
+
+test-web: $(GEN_STAMP) web chromium ## the browser tests alone (real stack, headless chromium via playwright-core)
+	$(PY) -m pytest -q tests/e2e

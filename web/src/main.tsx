@@ -1,0 +1,35 @@
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import { applyLang, getLang, setLang, t } from "./i18n";
+import { Leaderboard } from "./ui/leaders";
+import { Lobby, go } from "./ui/lobby";
+import { Replay } from "./ui/replay";
+import { Table } from "./ui/table";
+
+function route(): string[] { return location.hash.replace(/^#\/?/, "").split("/").filter(Boolean); }
+
+function App() {
+  const [path, setPath] = useState(route());
+  const [, setLangState] = useState(getLang());
+  useEffect(() => { const on = () => setPath(route()); addEventListener("hashchange", on); return () => removeEventListener("hashchange", on); }, []);
+  const tx = t();
+  const [page, id, mode] = path;
+  const flip = () => { const next = getLang() === "ar" ? "en" : "ar"; setLang(next); setLangState(next); };
+  return <>
+    <header>
+      <h1><a href="#/">{tx.title}</a></h1>
+      <nav>
+        <a href="#/">{tx.lobby}</a>
+        <a href="#/leaders">{tx.leaderboard}</a>
+        <button type="button" class="lang" onClick={flip}>{tx.language}</button>
+      </nav>
+    </header>
+    {page === "room" && id ? <Table key={`${id}-${mode}-${getLang()}`} roomId={id} spectate={mode === "watch"} />
+      : page === "replay" && id ? <Replay roomId={id} />
+      : page === "leaders" ? <Leaderboard /> : <Lobby />}
+  </>;
+}
+
+applyLang(getLang());
+if (!location.hash) go("/");
+render(<App />, document.getElementById("app")!);

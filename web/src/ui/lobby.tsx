@@ -1,0 +1,92 @@
+import { useEffect, useState } from "preact/hooks";
+import { refusal, rooms } from "../api";
+import { RoomVisibility, type RoomSummary } from "../gen/hand/v1/room_service_pb";
+import { t } from "../i18n";
+import { playerId, saveSeat } from "../session";
+
+const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
+  "eram-partnership", "dananeer", "r2019"];
+
+export function go(path: string): void { location.hash = path; }
+
+export function playerName(): string { return localStorage.getItem("hand.name") || ""; }
+
+export function Lobby() {
+  const tx = t();
+  const [list, setList] = useState<RoomSummary[]>([]);
+  const [error, setError] = useState("");
+  const [name, setName] = useState(playerName() || "Player");
+  const [preset, setPreset] = useState("hand");
+  const [roundsN, setRounds] = useState(1);
+  const [turn, setTurn] = useState(30);
+  const [seatsN, setSeats] = useState(4);
+  const [vis, setVis] = useState("public");
+  const [code, setCode] = useState("");
+
+  useEffect(() => {
+    let live = true;
+    const load = () => rooms.listRooms({ pageSize: 50 }).then((r) => live && setList(r.rooms), (e) => live && setError(refusal(e)));
+    load();
+    const timer = setInterval(load, 3000);
+    return () => { live = false; clearInterval(timer); };
+  }, []);
+
+  const remember = () => localStorage.setItem("hand.name", name);
+  const create = async (e: Event) => {
+    e.preventDefault();
+    remember();
+    try {
+      const r = await rooms.createRoom({ rules: { preset }, rounds: roundsN, turnSeconds: turn, seatCount: seatsN,
+        visibility: vis === "public" ? RoomVisibility.PUBLIC : RoomVisibility.PRIVATE, playerName: name, playerId: playerId() });
+      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat, name });
+      go(`/room/${r.room!.roomId}`);
+    } catch (err) { setError(refusal(err)); }
+  };
+  const join = async (target: { case: "roomId" | "joinCode"; value: string }) => {
+    remember();
+    try {
+      const r = await rooms.joinRoom({ target, playerName: name, playerId: playerId() });
+      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat, name });
+      go(`/room/${r.room!.roomId}`);
+    } catch (err) { setError(refusal(err)); }
+  };
+
+  return <main class="lobby">
+    {error && <p role="alert" class="error">{error}</p>}
+    <section class="panel">
+      <h2>{tx.createRoom}</h2>
+      <form onSubmit={create} class="form">
+        <label>{tx.yourName}<input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={64} /></label>
+        <label>{tx.mode}<select value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
+          {PRESETS.map((p) => <option value={p}>{p}</option>)}</select></label>
+        <label>{tx.rounds}<select value={roundsN} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
+          {[1, 3, 5, 7, 9].map((n) => <option value={n}>{n}</option>)}</select></label>
+        <label>{tx.turnTime}<input type="number" min={5} max={300} value={turn} onInput={(e) => setTurn(Number(e.currentTarget.value))} /></label>
+        <label>{tx.seats}<select value={seatsN} onChange={(e) => setSeats(Number(e.currentTarget.value))}>
+          {[2, 3, 4, 5].map((n) => <option value={n}>{n}</option>)}</select></label>
+        <fieldset><legend>{tx.visibility}</legend>
+          <label><input type="radio" name="vis" checked={vis === "public"} onChange={() => setVis("public")} />{tx.public}</label>
+          <label><input type="radio" name="vis" checked={vis === "private"} onChange={() => setVis("private")} />{tx.private}</label>
+        </fieldset>
+        <button type="submit" class="primary">{tx.create}</button>
+      </form>
+    </section>
+    <section class="panel">
+      <h2>{tx.joinByCode}</h2>
+      <form class="form row" onSubmit={(e) => { e.preventDefault(); join({ case: "joinCode", value: code }); }}>
+        <label>{tx.code}<input value={code} onInput={(e) => setCode(e.currentTarget.value)} maxLength={6} /></label>
+        <button type="submit">{tx.join}</button>
+      </form>
+    </section>
+    <section class="panel">
+      <h2>{tx.publicTables}</h2>
+      {list.length === 0 ? <p>{tx.noTables}</p> : <ul class="tables">
+        {list.map((r) => <li>
+          <span>{r.preset} · {r.seatCount - r.freeSeats}/{r.seatCount}</span>
+          <button type="button" onClick={() => join({ case: "roomId", value: r.roomId })}>{tx.join}</button>
+          <button type="button" onClick={() => go(`/room/${r.roomId}/watch`)}>{tx.watch}</button>
+        </li>)}
+      </ul>}
+    </section>
+  </main>;
+}

@@ -1,0 +1,52 @@
+import { useEffect, useState } from "preact/hooks";
+import { ledger } from "../api";
+import type { RoomInfo } from "../gen/hand/v1/room_service_pb";
+import type { RoundResult } from "../gen/hand/v1/state_pb";
+import type { ScoreSheet as Sheet } from "../gen/hand/v1/ledger_service_pb";
+import { t } from "../i18n";
+import { Card } from "./card";
+import { go } from "./lobby";
+
+/** After a round: every seat's cards left and score, the standings; at the end, the match result. */
+export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
+  roomId: string; roundNo: number; result: RoundResult; room: RoomInfo; over: boolean; onClose: () => void;
+}) {
+  const tx = t();
+  const [sheet, setSheet] = useState<Sheet | undefined>();
+  useEffect(() => {
+    if (!over) return;
+    let live = true, tries = 0;
+    const load = () => ledger.getScoreSheet({ roomId }).then((r) => live && setSheet(r.sheet),
+      () => live && ++tries < 20 && setTimeout(load, 500)); // the ledger may lag the room by a moment
+    load();
+    return () => { live = false; };
+  }, [over, roomId]);
+  const name = (s: number) => room.seats[s]?.name || `#${s + 1}`;
+  const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
+    ? `${name(u)} + ${name(u + 2)}` : name(u));
+  return <div class="modal" role="dialog" aria-label={tx.scoreSheet}>
+    <div class="panel sheet">
+      <h2>{tx.scoreSheet} — {tx.round} {roundNo}</h2>
+      <table>
+        <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{tx.total}</th></tr></thead>
+        <tbody>{result.seats.map((s) => <tr>
+          <td>{name(s.seat)}</td>
+          <td class="left">{s.cardsLeft.map((c) => <Card id={c} small />)}</td>
+          <td>{s.score}</td>
+          <td>{room.standings.find((x) => x.unit === s.seat)?.total ?? ""}</td>
+        </tr>)}</tbody>
+      </table>
+      {sheet && sheet.rounds.length > 1 && <p>{sheet.rounds.length} {tx.rounds}</p>}
+      {over && <>
+        <h2>{tx.matchOver}</h2>
+        <p>{winners.length > 1 ? tx.winners : tx.winner}: <strong>{winners.join(", ")}</strong></p>
+        <div class="row">
+          <button type="button" onClick={() => go(`/replay/${roomId}`)}>{tx.replay}</button>
+          <button type="button" onClick={() => go("/leaders")}>{tx.leaderboard}</button>
+          <button type="button" onClick={() => go("/")}>{tx.lobby}</button>
+        </div>
+      </>}
+      <button type="button" onClick={onClose}>{tx.close}</button>
+    </div>
+  </div>;
+}

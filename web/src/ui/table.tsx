@@ -1,0 +1,217 @@
+import { useEffect, useMemo, useRef, useState } from "preact/hooks";
+import { refusal, rooms } from "../api";
+import { JOKERS, sortByRank, sortBySuit } from "../cards";
+import type { Update } from "../events";
+import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_service_pb";
+import type { RoundResult } from "../gen/hand/v1/state_pb";
+import { TurnPhase } from "../gen/hand/v1/state_pb";
+import { TakeReturn } from "../gen/hand/v1/options_pb";
+import { StagingColour, type SeatView, type StagingEvaluation } from "../gen/hand/v1/views_pb";
+import { t } from "../i18n";
+import { follow, loadSeat, newId } from "../session";
+import { evaluate, suggest } from "../staging";
+import { Card, dropTarget } from "./card";
+import { ScoreSheet } from "./sheet";
+
+type ActionInit = Parameters<typeof rooms.act>[0]["action"];
+
+export function Table({ roomId, spectate }: { roomId: string; spectate: boolean }) {
+  const tx = t();
+  const seat = spectate ? null : loadSeat(roomId);
+  const token = seat?.token ?? "";
+  const [view, setView] = useState<SeatView | undefined>();
+  const [room, setRoom] = useState<RoomInfo | undefined>();
+  const [log, setLog] = useState<string[]>([]);
+  const [online, setOnline] = useState(true);
+  const [error, setError] = useState("");
+  const [selected, setSelected] = useState<number[]>([]);
+  const [groups, setGroups] = useState<number[][]>([]);
+  const [evaluation, setEvaluation] = useState<StagingEvaluation | undefined>();
+  const [order, setOrder] = useState<"suit" | "rank">("suit");
+  const [scored, setScored] = useState<{ roundNo: number; result: RoundResult; room?: RoomInfo } | null>(null);
+  const [level, setLevel] = useState(BotLevel.BEGINNER);
+  const [now, setNow] = useState(Date.now());
+  const turnStart = useRef<{ key: string; at: number }>({ key: "", at: Date.now() });
+
+  useEffect(() => follow(roomId, token, (u: Update) => {
+    if (u.view) setView(u.view);
+    if (u.room) setRoom(u.room);
+    if (u.line) setLog((l) => [...l.slice(-40), u.line]);
+    if (u.result) setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room });
+    if (u.seq !== undefined) (window as any).__handSeq = u.seq; // for the click-to-shown benchmark
+  }, setOnline), [roomId, token]);
+
+  useEffect(() => { const id = setInterval(() => setNow(Date.now()), 500); return () => clearInterval(id); }, []);
+
+  const hand = useMemo(() => (view ? (order === "suit" ? sortBySuit(view.hand) : sortByRank(view.hand)) : []), [view, order]);
+  // keep the selection and the staging area to cards still held
+  useEffect(() => {
+    const held = new Set(view?.hand ?? []);
+    setSelected((s) => s.filter((c) => held.has(c)));
+    setGroups((g) => g.map((x) => x.filter((c) => held.has(c))).filter((x) => x.length > 0));
+  }, [view]);
+  useEffect(() => {
+    if (!view || view.seat === undefined || groups.length === 0) { setEvaluation(undefined); return; }
+    let live = true;
+    evaluate(view, groups).then((e) => live && setEvaluation(e), () => live && setEvaluation(undefined));
+    return () => { live = false; };
+  }, [groups, view]);
+
+  const mySeat = view?.seat ?? seat?.seat;
+  const turn = view?.turn;
+  const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate;
+  const key = `${view?.roundNo}:${view?.turnNo}`;
+  if (turnStart.current.key !== key) turnStart.current = { key, at: Date.now() };
+  const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.floor((now - turnStart.current.at) / 1000));
+  const name = (s: number) => room?.seats[s]?.name || `#${s + 1}`;
+
+  const act = async (action: ActionInit) => {
+    setError("");
+    try {
+      await rooms.act({ roomId, seatToken: token, actionId: newId(), action });
+      return true;
+    } catch (e) { setError(refusal(e)); return false; }
+  };
+  const toggle = (c: number) => setSelected((s) => (s.includes(c) ? s.filter((x) => x !== c) : [...s, c]));
+  const draw = () => act({ action: { case: "drawStock", value: {} } });
+  const take = () => act({ action: { case: "takeDiscard", value: {} } });
+  const giveBack = () => act({ action: { case: "returnTake", value: {} } });
+  const discard = (card: number) => act({ action: { case: "discard", value: { card } } });
+  const layOff = (meldId: number, cards: number[]) => act({ action: { case: "layOff", value: { meldId, cards } } })
+    .then((ok) => ok && setSelected([]));
+  const retrieve = (meldId: number, joker: number, cards: number[]) =>
+    act({ action: { case: "retrieveJoker", value: { meldId, joker, cards } } }).then((ok) => ok && setSelected([]));
+  const layMelds = () => act({ action: { case: "layMelds", value: { melds: groups.map((cards) => ({ cards })) } } })
+    .then((ok) => ok && setGroups([]));
+  const stage = (cards: number[]) => {
+    if (cards.length === 0) return;
+    setGroups((g) => [...g.map((x) => x.filter((c) => !cards.includes(c))).filter((x) => x.length), cards]);
+    setSelected([]);
+  };
+  const doSuggest = async () => {
+    if (!view) return;
+    try {
+      const s = await suggest(view);
+      if (s) setGroups(s.melds.map((m) => m.cards));
+    } catch (e) { setError(refusal(e)); }
+  };
+  const startMatch = () => rooms.startMatch({ roomId, seatToken: token }).catch((e) => setError(refusal(e)));
+  const fill = () => rooms.fillWithBots({ roomId, seatToken: token, level }).catch((e) => setError(refusal(e)));
+
+  if (!room) return <main class="table"><p role="status">…</p></main>;
+
+  if (room.status === RoomStatus.WAITING) {
+    const host = mySeat === room.hostSeat && !spectate;
+    return <main class="waiting panel">
+      {error && <p role="alert" class="error">{error}</p>}
+      <h2>{tx.waiting}</h2>
+      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · {room.preset}</p>
+      <ul class="seats">{room.seats.map((s) => <li>
+        {tx.seat} {s.seat + 1}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : s.name || tx.bot}
+        {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
+      </li>)}</ul>
+      {host && <div class="row">
+        <label>{tx.level}<select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
+          <option value={BotLevel.BEGINNER}>{tx.beginner}</option>
+          <option value={BotLevel.MIDDLE}>{tx.middle}</option>
+          <option value={BotLevel.STRONG}>{tx.strong}</option>
+        </select></label>
+        <button type="button" onClick={fill}>{tx.fillBots}</button>
+        <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
+      </div>}
+    </main>;
+  }
+
+  const canReturn = myTurn && turn?.taken !== undefined && !turn.takeFinal && view?.options?.takeReturn !== TakeReturn.NEVER;
+  const drawStep = myTurn && turn?.phase === TurnPhase.DRAW && !turn.openingDiscard;
+  const playStep = myTurn && !drawStep;
+  const verdict = (i: number) => evaluation?.verdicts[i]?.colour ?? StagingColour.NEUTRAL;
+  const colourName = (c: StagingColour) => (c === StagingColour.GREEN ? "green" : c === StagingColour.RED ? "red" : "neutral");
+  const top = view?.pile.length ? view.pile[view.pile.length - 1] : null;
+  const onMeldClick = (meldId: number, card: number) => {
+    if (!selected.length) return;
+    if (JOKERS.includes(card)) retrieve(meldId, card, selected);
+    else layOff(meldId, selected);
+  };
+  const seatState = (s: number) => {
+    const rs = room.seats[s];
+    if (!rs) return "";
+    if (rs.kind === SeatKind.BOT) return tx.bot;
+    if (rs.away) return tx.away;
+    return log.some((l) => l.startsWith(rs.name) && l.includes(tx.back)) ? tx.back : tx.playing;
+  };
+
+  return <main class="table">
+    <div class="status-line">
+      <p role="status" class={myTurn ? "mine" : ""}>
+        {spectate ? `${tx.spectating} · ` : ""}
+        {!online ? tx.reconnecting : view?.result ? "" : turn ? (myTurn ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
+        {turn && !view?.result && <span class="timer" aria-label="timer"> · {left} s</span>}
+      </p>
+      <span class="round">{tx.round} {room.roundNo}</span>
+    </div>
+    {error && <p role="alert" class="error">{error}</p>}
+    <section class="opponents" aria-label="seats">
+      {view?.seats.map((s) => s.seat === mySeat ? null : <div class={`opponent${turn?.seat === s.seat ? " turn" : ""}`} aria-label={name(s.seat)}>
+        <strong>{name(s.seat)}</strong>
+        <span class="badge">{seatState(s.seat)}</span>{s.opened && <span class="badge open">{tx.opened}</span>}
+        <div class="backs">{Array.from({ length: Math.min(s.handSize, 14) }, () => <Card id={null} small label="" />)}</div>
+        <span>{tx.cards(s.handSize)}</span>
+      </div>)}
+    </section>
+    <section class="centre">
+      <div class="stock">
+        <h3>{tx.stock} ({view?.stockSize ?? 0})</h3>
+        <Card id={null} label={tx.stock} onClick={drawStep ? draw : undefined} />
+        <button type="button" onClick={draw} disabled={!drawStep}>{tx.draw}</button>
+      </div>
+      <div class="pile" {...dropTarget((kind, id) => kind === "hand" && playStep && discard(id))}>
+        <h3>{tx.pile} ({view?.pile.length ?? 0})</h3>
+        {top !== null ? <Card id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
+        <div class="row">
+          <button type="button" onClick={take} disabled={!drawStep || top === null}>{tx.take}</button>
+          {canReturn && <button type="button" onClick={giveBack}>{tx.returnTake}</button>}
+        </div>
+      </div>
+    </section>
+    <section class="melds" aria-label={tx.table}>
+      <h3>{tx.table}</h3>
+      {view?.melds.map((m) => <div class="meld" aria-label={`${tx.table} ${m.id} ${tx.meldBy(name(m.owner))}`}
+        {...dropTarget((kind, id) => kind === "hand" && layOff(m.id, selected.includes(id) ? selected : [id]))}>
+        <span class="owner">{tx.meldBy(name(m.owner))}</span>
+        {m.cards.map((c) => <Card id={c} small onClick={myTurn ? () => onMeldClick(m.id, c) : undefined} />)}
+      </div>)}
+    </section>
+    {view && mySeat !== undefined && !spectate && <>
+      <section class="staging" aria-label={tx.staging} {...dropTarget((kind, id) => kind === "hand" && stage([id]))}>
+        <h3>{tx.staging}
+          {evaluation?.showCounter && <span class="counter"> {evaluation.total} / {evaluation.threshold}
+            {evaluation.missing > 0 && ` — ${tx.more(evaluation.missing)}`}</span>}
+        </h3>
+        <div class="groups">{groups.map((g, i) => <div class={`group ${colourName(verdict(i))}`} aria-label={`${tx.staging} ${colourName(verdict(i))}`}>
+          {g.map((c) => <Card id={c} small onClick={() => setGroups((all) => all.map((x, j) => (j === i ? x.filter((y) => y !== c) : x)).filter((x) => x.length))} />)}
+        </div>)}</div>
+        <div class="row">
+          <button type="button" onClick={() => stage(selected)} disabled={!selected.length}>{tx.stage}</button>
+          <button type="button" onClick={doSuggest}>{tx.suggest}</button>
+          <button type="button" onClick={layMelds} disabled={!groups.length}>{tx.layMelds}</button>
+          <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
+        </div>
+      </section>
+      <section class="hand" aria-label={tx.yourHand}>
+        <h3>{tx.yourHand} ({hand.length})</h3>
+        <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} onClick={() => toggle(c)} drag={`hand:${c}`} />)}</div>
+        <div class="row">
+          <button type="button" class="primary" onClick={() => selected.length === 1 && discard(selected[0]).then((ok) => ok && setSelected([]))}
+            disabled={!playStep || selected.length !== 1}>{tx.discard}</button>
+          <button type="button" onClick={() => setOrder("suit")}>{tx.sortSuit}</button>
+          <button type="button" onClick={() => setOrder("rank")}>{tx.sortRank}</button>
+        </div>
+        <p class="hint">{tx.hint}</p>
+      </section>
+    </>}
+    <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l}</li>)}</ol>
+    {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
+      over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)} />}
+  </main>;
+}
