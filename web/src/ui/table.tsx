@@ -32,8 +32,20 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [level, setLevel] = useState(BotLevel.BEGINNER);
   const [now, setNow] = useState(Date.now());
   const turnStart = useRef<{ key: string; at: number }>({ key: "", at: Date.now() });
+  // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
+  const pending = useRef<bigint | null>(null);
+  const seen = useRef(-1n);
+  const [, setPendingTick] = useState(0);
+  // a draw or discard shown at once, until the stream confirms it (or the server refuses it)
+  const [optimistic, setOptimistic] = useState<{ draw?: boolean; discard?: number } | null>(null);
 
   useEffect(() => follow(roomId, token, (u: Update) => {
+    seen.current = u.next - 1n;
+    if (pending.current !== null && seen.current >= pending.current) {
+      pending.current = null;
+      setPendingTick((n) => n + 1);
+      setOptimistic(null);
+    }
     if (u.view) setView(u.view);
     if (u.room) setRoom(u.room);
     if (u.line) setLog((l) => [...l.slice(-40), u.line]);
@@ -43,7 +55,10 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
 
   useEffect(() => { const id = setInterval(() => setNow(Date.now()), 500); return () => clearInterval(id); }, []);
 
-  const hand = useMemo(() => (view ? (order === "suit" ? sortBySuit(view.hand) : sortByRank(view.hand)) : []), [view, order]);
+  const hand = useMemo(() => {
+    const held = (view?.hand ?? []).filter((c) => c !== optimistic?.discard);
+    return order === "suit" ? sortBySuit(held) : sortByRank(held);
+  }, [view, order, optimistic]);
   // keep the selection and the staging area to cards still held
   useEffect(() => {
     const held = new Set(view?.hand ?? []);
@@ -59,24 +74,27 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
 
   const mySeat = view?.seat ?? seat?.seat;
   const turn = view?.turn;
-  const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate;
+  const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null;
   const key = `${view?.roundNo}:${view?.turnNo}`;
   if (turnStart.current.key !== key) turnStart.current = { key, at: Date.now() };
   const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.floor((now - turnStart.current.at) / 1000));
   const name = (s: number) => room?.seats[s]?.name || `#${s + 1}`;
 
-  const act = async (action: ActionInit) => {
+  const act = async (action: ActionInit, shown: { draw?: boolean; discard?: number } | null = null) => {
     setError("");
+    setOptimistic(shown);
     try {
-      await rooms.act({ roomId, seatToken: token, actionId: newId(), action });
+      const res = await rooms.act({ roomId, seatToken: token, actionId: newId(), action });
+      if (res.lastSeq > seen.current) { pending.current = res.lastSeq; setPendingTick((n) => n + 1); }
+      else setOptimistic(null);
       return true;
-    } catch (e) { setError(refusal(e)); return false; }
+    } catch (e) { setOptimistic(null); setError(refusal(e)); return false; }
   };
   const toggle = (c: number) => setSelected((s) => (s.includes(c) ? s.filter((x) => x !== c) : [...s, c]));
-  const draw = () => act({ action: { case: "drawStock", value: {} } });
+  const draw = () => act({ action: { case: "drawStock", value: {} } }, { draw: true });
   const take = () => act({ action: { case: "takeDiscard", value: {} } });
   const giveBack = () => act({ action: { case: "returnTake", value: {} } });
-  const discard = (card: number) => act({ action: { case: "discard", value: { card } } });
+  const discard = (card: number) => act({ action: { case: "discard", value: { card } } }, { discard: card });
   const layOff = (meldId: number, cards: number[]) => act({ action: { case: "layOff", value: { meldId, cards } } })
     .then((ok) => ok && setSelected([]));
   const retrieve = (meldId: number, joker: number, cards: number[]) =>
@@ -127,7 +145,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const playStep = myTurn && !drawStep;
   const verdict = (i: number) => evaluation?.verdicts[i]?.colour ?? StagingColour.NEUTRAL;
   const colourName = (c: StagingColour) => (c === StagingColour.GREEN ? "green" : c === StagingColour.RED ? "red" : "neutral");
-  const top = view?.pile.length ? view.pile[view.pile.length - 1] : null;
+  const top = optimistic?.discard ?? (view?.pile.length ? view.pile[view.pile.length - 1] : null);
   const onMeldClick = (meldId: number, card: number) => {
     if (!selected.length) return;
     if (JOKERS.includes(card)) retrieve(meldId, card, selected);
@@ -198,9 +216,10 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
           <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
         </div>
       </section>
-      <section class="hand" aria-label={tx.yourHand}>
-        <h3>{tx.yourHand} ({hand.length})</h3>
-        <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} onClick={() => toggle(c)} drag={`hand:${c}`} />)}</div>
+      <section class="hand" aria-label={tx.yourHand} aria-busy={pending.current !== null} data-held={view.hand.length}>
+        <h3>{tx.yourHand} ({hand.length + (optimistic?.draw ? 1 : 0)})</h3>
+        <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} onClick={() => toggle(c)} drag={`hand:${c}`} />)}
+          {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
         <div class="row">
           <button type="button" class="primary" onClick={() => selected.length === 1 && discard(selected[0]).then((ok) => ok && setSelected([]))}
             disabled={!playStep || selected.length !== 1}>{tx.discard}</button>

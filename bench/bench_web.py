@@ -1,0 +1,229 @@
+"""The browser protocol next to native gRPC, and the web client in a real browser.
+
+Starts ``python -m hand_run`` (the whole stack as ``make run`` does, every port 0, SQLite in a
+temporary folder) as a subprocess, then measures from this process, in the same run:
+
+* **unary round trip**: ``RulesService.Echo`` (16-byte payload) and ``RoomService.GetRoom`` (reads
+  the event store) over native gRPC (grpc.aio, the service's own port) and over Connect and
+  gRPC-Web (``connectrpc`` client, the web server's port; the same servicer object answers),
+  interleaved in rounds so drift hits every transport alike;
+* **Watch event delivery**: one spectator stream per transport on one room; a native ``JoinRoom`` /
+  ``LeaveRoom`` alternately produces one event each; the time from the call's start to the event's
+  arrival on each stream;
+* **browser**: ``web/e2e/bench_click.mjs`` plays one-round matches against bots in Debian's
+  chromium and measures, in the page, each click (Draw, Discard) to the player's own move shown
+  (the hand's card count changes);
+* **bundle**: the compressed size of ``web/dist/app.js``.
+
+Markdown on stdout (progress on stderr); ``--quick`` is the CI smoke size.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import gzip
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import grpc
+from connectrpc.client import ConnectClient
+from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.protocol import ProtocolType
+
+from hand.v1 import room_service_pb2 as room_pb
+from hand.v1 import room_service_pb2_grpc as room_grpc
+from hand.v1 import rules_service_pb2 as rules_pb
+from hand.v1 import rules_service_pb2_grpc as rules_grpc
+from hand_run.process import LocalStack
+from hand_web.adapter import method_info
+
+ROOT = Path(__file__).resolve().parents[1]
+WEB = ROOT / "web"
+RULES = rules_pb.DESCRIPTOR.services_by_name["RulesService"]
+ROOM = room_pb.DESCRIPTOR.services_by_name["RoomService"]
+TRANSPORTS = ("native gRPC", "Connect", "gRPC-Web")
+
+
+def progress(text: str) -> None:
+    print(f"[bench_web] {text}", file=sys.stderr, flush=True)
+
+
+def pct(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
+
+
+def _client(url: str, protocol: ProtocolType) -> ConnectClient:
+    return ConnectClient(url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
+                         send_compression=None, accept_compression=())
+
+
+async def unary(found: dict[str, str], rounds: int, per_round: int) -> dict[str, dict[str, list[float]]]:
+    times: dict[str, dict[str, list[float]]] = {"Echo": {t: [] for t in TRANSPORTS},
+                                                "GetRoom": {t: [] for t in TRANSPORTS}}
+    async with grpc.aio.insecure_channel(found["rules"]) as rch, grpc.aio.insecure_channel(found["room"]) as mch:
+        rules, room = rules_grpc.RulesServiceStub(rch), room_grpc.RoomServiceStub(mch)
+        created = await room.CreateRoom(room_pb.CreateRoomRequest(player_name="bench", seat_count=4))
+        get = room_pb.GetRoomRequest(room_id=created.room.room_id)
+        echo = rules_pb.EchoRequest(payload=b"0123456789abcdef")
+        connect, grpc_web = _client(found["url"], ProtocolType.CONNECT), _client(found["url"], ProtocolType.GRPC_WEB)
+        calls = {
+            "native gRPC": {"Echo": lambda: rules.Echo(echo), "GetRoom": lambda: room.GetRoom(get)},
+            **{name: {"Echo": (lambda c=c: c.execute_unary(request=echo, method=method_info(RULES, "Echo"))),
+                      "GetRoom": (lambda c=c: c.execute_unary(request=get, method=method_info(ROOM, "GetRoom")))}
+               for name, c in (("Connect", connect), ("gRPC-Web", grpc_web))},
+        }
+        for name in TRANSPORTS:  # warm-up: connections, first calls
+            for method in times:
+                for _ in range(20):
+                    await calls[name][method]()
+        for _ in range(rounds):
+            for name in TRANSPORTS:
+                for method in times:
+                    for _ in range(per_round):
+                        started = time.perf_counter()
+                        await calls[name][method]()
+                        times[method][name].append((time.perf_counter() - started) * 1000)
+        await connect.close()
+        await grpc_web.close()
+    return times
+
+
+def _seq(message) -> int | None:
+    """The event seq of a Watch message, None for the snapshot."""
+    return message.seq if message.HasField("event") else None
+
+
+async def watch(found: dict[str, str], events: int) -> dict[str, list[float]]:
+    arrivals: dict[str, dict[int, float]] = {t: {} for t in TRANSPORTS}
+    async with grpc.aio.insecure_channel(found["room"]) as channel:
+        room = room_grpc.RoomServiceStub(channel)
+        created = await room.CreateRoom(room_pb.CreateRoomRequest(player_name="bench", seat_count=4))
+        room_id = created.room.room_id
+        request = room_pb.WatchRequest(room_id=room_id)
+        connect, grpc_web = _client(found["url"], ProtocolType.CONNECT), _client(found["url"], ProtocolType.GRPC_WEB)
+        streams = {
+            "native gRPC": room.Watch(request),
+            "Connect": connect.execute_server_stream(request=request, method=method_info(ROOM, "Watch")),
+            "gRPC-Web": grpc_web.execute_server_stream(request=request, method=method_info(ROOM, "Watch")),
+        }
+        first = {t: asyncio.Event() for t in TRANSPORTS}
+
+        async def follow(name: str) -> None:
+            async for message in streams[name]:
+                seq = _seq(message)
+                if seq is not None:
+                    arrivals[name].setdefault(seq, time.perf_counter())
+                first[name].set()
+
+        tasks = [asyncio.create_task(follow(name)) for name in TRANSPORTS]
+        for name in TRANSPORTS:
+            await asyncio.wait_for(first[name].wait(), 30)
+        sent: dict[int, float] = {}
+        token = ""
+        for i in range(events):
+            started = time.perf_counter()
+            if i % 2 == 0:
+                joined = await room.JoinRoom(room_pb.JoinRoomRequest(room_id=room_id, player_name=f"p{i}"))
+                token, seq = joined.seat_token, joined.room.next_seq - 1
+            else:
+                left = await room.LeaveRoom(room_pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
+                seq = left.room.next_seq - 1
+            sent[seq] = started
+            deadline = time.monotonic() + 10
+            while any(seq not in arrivals[t] for t in TRANSPORTS) and time.monotonic() < deadline:
+                await asyncio.sleep(0.001)
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+        await connect.close()
+        await grpc_web.close()
+    return {t: [(arrivals[t][s] - sent[s]) * 1000 for s in sent if s in arrivals[t]] for t in TRANSPORTS}
+
+
+def browser(url: str, matches: int) -> dict:
+    result = subprocess.run(["node", "e2e/bench_click.mjs", str(matches)], cwd=WEB, capture_output=True,
+                            text=True, timeout=600, env={**os.environ, "HAND_WEB_URL": url})
+    if result.returncode != 0:
+        raise RuntimeError(result.stdout[-2000:] + result.stderr[-2000:])
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def row(name: str, values: list[float], base: list[float]) -> str:
+    p50, p99 = pct(values, 50), pct(values, 99)
+    return (f"| {name} | {len(values)} | {p50:.2f} ms | {p99:.2f} ms | "
+            f"{p50 / pct(base, 50):.2f}× | {p99 / pct(base, 99):.2f}× |")
+
+
+def markdown(res: dict) -> str:
+    out = ["## Web: browser protocol and web client (`bench/bench_web.py`)", "",
+           "`python -m hand_run` as a subprocess (every component in one process and event loop); the client "
+           "runs in the bench process (grpc.aio for native gRPC, the `connectrpc` client over HTTP/1.1 for "
+           "Connect and gRPC-Web, binary protobuf, no compression). Ratios are to native gRPC in the same run.",
+           ""]
+    for method, label in (("Echo", "`RulesService.Echo` (16 bytes)"), ("GetRoom", "`RoomService.GetRoom` (reads the store)")):
+        out += [f"**Unary round trip, {label}**", "",
+                "| transport | calls | p50 | p99 | p50 ÷ native | p99 ÷ native |", "|---|---:|---:|---:|---:|---:|"]
+        base = res["unary"][method]["native gRPC"]
+        out += [row(t, res["unary"][method][t], base) for t in TRANSPORTS] + [""]
+    base = res["watch"]["native gRPC"]
+    out += ["**Watch event delivery** (JoinRoom/LeaveRoom call start → the event on each transport's stream; "
+            "the Kafka path dominates)", "",
+            "| transport | events | p50 | p99 | p50 ÷ native | p99 ÷ native |", "|---|---:|---:|---:|---:|---:|"]
+    out += [row(t, res["watch"][t], base) for t in TRANSPORTS] + [""]
+    b = res["browser"]
+    out += ["**Browser** (Debian chromium, headless, via playwright-core; one-round matches against three "
+            "beginner bots; Draw and Discard clicks, measured in the page: *shown* = the click to the hand's "
+            "card count changing on screen (the client draws the move at once), *confirmed* = the click to the "
+            "server's view from the Watch stream showing it: Act through Kafka to the room owner, the store, "
+            "the outbox, back through Kafka)", "",
+            "| | clicks | p50 | p99 | max | goal |", "|---|---:|---:|---:|---:|---|"]
+    out += [f"| {k} | {b[k]['n']} | {b[k]['p50']:.1f} ms | {b[k]['p99']:.1f} ms | {b[k]['max']:.1f} ms | "
+            "p99 ≤ 100 ms |" for k in ("shown", "confirmed")] + [""]
+    out += [f"**Bundle**: `web/dist/app.js` {res['bundle']['raw'] / 1024:.1f} KB, "
+            f"**{res['bundle']['gzip'] / 1024:.1f} KB gzip** (goal ≤ 250 KB compressed); CSS "
+            f"{res['bundle']['css_gzip'] / 1024:.1f} KB gzip.", ""]
+    return "\n".join(out)
+
+
+async def measure(args: argparse.Namespace) -> dict:
+    with tempfile.TemporaryDirectory(prefix="bench-web-") as tmp:
+        stack = LocalStack(Path(tmp)).start()
+        found = {**stack.targets, "url": stack.url}
+        try:
+            progress(f"stack up at {found['url']}; unary")
+            res = {"unary": await unary(found, args.rounds, args.per_round)}
+            progress("watch")
+            res["watch"] = await watch(found, args.events)
+            progress("browser")
+            res["browser"] = browser(found["url"], args.matches)
+        finally:
+            stack.stop()
+    js, css = (WEB / "dist" / "app.js").read_bytes(), (WEB / "dist" / "app.css").read_bytes()
+    res["bundle"] = {"raw": len(js), "gzip": len(gzip.compress(js, 9)), "css_gzip": len(gzip.compress(css, 9))}
+    return res
+
+
+def main(argv: list[str] | None = None) -> dict:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="CI smoke size")
+    args = parser.parse_args(argv)
+    args.rounds, args.per_round, args.events, args.matches = (2, 20, 10, 1) if args.quick else (10, 100, 200, 3)
+    if not (WEB / "dist" / "app.js").exists():
+        subprocess.run(["node", "build.mjs"], cwd=WEB, check=True)
+    res = asyncio.run(measure(args))
+    results = ROOT / "bench" / "results"
+    results.mkdir(parents=True, exist_ok=True)
+    (results / "bench_web.json").write_text(json.dumps(res))
+    print(markdown(res))
+    return res
+
+
+if __name__ == "__main__":
+    main()

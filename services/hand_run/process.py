@@ -1,0 +1,70 @@
+"""``python -m hand_run`` as a child process on free ports, for end-to-end tests and benches.
+
+``LocalStack(folder)`` starts the whole stack (every port 0, SQLite files in ``folder``), waits
+for the launcher's "listening on" lines and exposes the addresses it printed; ``stop()`` sends
+SIGINT as Ctrl-C would.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+__all__ = ["LocalStack"]
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class LocalStack:
+    """The launcher as a subprocess; ``targets`` maps component name → ``host:port``, ``url`` the web app."""
+
+    def __init__(self, folder: Path, env: dict[str, str] | None = None) -> None:
+        self.folder = folder
+        self.log = folder / "run.out"
+        self.env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LEDGER_PORT": "0",
+                    "HAND_BOT_PORT": "0", "HAND_WEB_PORT": "0", "HAND_LOG_FORMAT": "json",
+                    "HAND_LOG_LEVEL": "warning", "HAND_EVENTSTORE_URL": f"sqlite:///{folder / 'events.db'}",
+                    "HAND_LEDGER_URL": f"sqlite:///{folder / 'ledger.db'}", **(env or {})}
+        self.targets: dict[str, str] = {}
+        self.url = ""
+        self.proc: subprocess.Popen | None = None
+
+    def start(self, timeout_s: float = 90) -> LocalStack:
+        with self.log.open("w") as stdout:
+            self.proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=self.env, cwd=ROOT,
+                                         stdout=stdout, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + timeout_s
+        while not self.url and time.monotonic() < deadline:
+            for line in self.log.read_text().splitlines():
+                name, _, rest = line.partition(": ")
+                if rest.startswith("listening on "):
+                    self.targets[name] = rest.removeprefix("listening on ")
+                if rest.startswith("open ") and rest.endswith(" in a browser"):
+                    self.url = rest.removeprefix("open ").removesuffix(" in a browser")
+            if self.proc.poll() is not None:
+                raise RuntimeError("hand_run exited: " + self.log.read_text()[-4000:])
+            time.sleep(0.1)
+        if not self.url:
+            self.stop()
+            raise RuntimeError("hand_run printed no 'web: open' line: " + self.log.read_text()[-4000:])
+        return self
+
+    def stop(self) -> int | None:
+        if self.proc is None or self.proc.poll() is not None:
+            return self.proc.returncode if self.proc else None
+        self.proc.send_signal(signal.SIGINT)
+        try:
+            return self.proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return self.proc.wait()
+
+    def __enter__(self) -> LocalStack:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()

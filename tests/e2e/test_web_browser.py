@@ -1,0 +1,42 @@
+"""The web client in a real browser against the real stack: ``python -m hand_run`` (broker, rules,
+room, bots, ledger, web server — what ``make run`` starts) and Debian's headless chromium driven by
+playwright-core (``web/e2e/*.test.mjs``, node's test runner).
+
+``make test`` builds the app (``make web``) and installs chromium when it is missing
+(``make chromium``) before pytest runs; this test builds the app itself if ``web/dist`` is absent.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+from hand_run.process import LocalStack
+
+ROOT = Path(__file__).resolve().parents[2]
+WEB = ROOT / "web"
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+
+
+def _ensure_built() -> None:
+    if not (WEB / "node_modules" / ".bin" / "esbuild").exists():
+        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--silent"], cwd=WEB, check=True)
+    if not (WEB / "dist" / "app.js").exists():
+        subprocess.run(["node", "build.mjs"], cwd=WEB, check=True)
+
+
+def test_the_web_client_plays_resumes_refuses_speaks_arabic_and_hides_hands_from_spectators(tmp_path: Path) -> None:
+    """Five browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
+    clicks to the score sheet; a reload mid-round; an illegal move's refusal in en and ar; the Arabic
+    page right to left; a spectator page without a hand."""
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
+    assert shutil.which("node"), "node is missing"
+    _ensure_built()
+    with LocalStack(tmp_path) as stack:
+        env = {**os.environ, "HAND_WEB_URL": stack.url, "CHROMIUM": CHROMIUM}
+        result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,
+                                capture_output=True, text=True, timeout=480)
+    assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
+    assert "# fail 0" in result.stdout and "# pass 5" in result.stdout, result.stdout[-3000:]

@@ -1,0 +1,60 @@
+// Shared steps of the browser tests: a real chromium (Debian's) driven by playwright-core, finding
+// things as a person would (roles and names) and waiting on what the page shows, never on sleeps.
+import { chromium } from "playwright-core";
+
+export const URL_ = process.env.HAND_WEB_URL ?? "http://127.0.0.1:8080/";
+export const SHOTS = process.env.HAND_WEB_SHOTS ?? "";
+export const LONG = 120_000;
+
+export async function browser() {
+  return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
+}
+
+export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) {
+  const context = await b.newContext({ viewport: { width, height } });
+  await context.addInitScript((l) => { if (!localStorage.getItem("hand.lang")) localStorage.setItem("hand.lang", l); }, lang);
+  const p = await context.newPage();
+  p.setDefaultTimeout(LONG);
+  p.on("pageerror", (e) => console.log("pageerror:", e.message));
+  return p;
+}
+
+/** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
+export async function startMatch(p, { name = "Ada", rounds = "1", shot = "" } = {}) {
+  await p.goto(URL_);
+  await p.getByLabel(/Your name|اسمك/).fill(name);
+  await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
+  if (shot) await p.screenshot({ path: shot });
+  await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();
+  await p.getByRole("button", { name: /Fill with bots|املأ/ }).click();
+  await p.getByText(/\((bot|آلي)\)/).first().waitFor();
+  await p.getByRole("button", { name: /Start the match|ابدأ/ }).click();
+  await p.getByRole("region", { name: /Your hand|ورقك/ }).waitFor();
+  return new URL(p.url()).hash.split("/")[2];
+}
+
+export const myTurn = (p) => p.getByRole("status").getByText(/Your turn|دورك/);
+export const sheet = (p) => p.getByRole("dialog", { name: /Score sheet|ورقة النقاط/ });
+
+/** Wait for the player's turn (true) or the end of the round (false). */
+export async function awaitTurn(p) {
+  await myTurn(p).or(sheet(p)).first().waitFor();
+  return !(await sheet(p).isVisible());
+}
+
+/** One turn by clicks: draw from the stock (unless it is the starter's discard-only turn), discard a card. */
+export async function playTurn(p) {
+  const draw = p.getByRole("button", { name: /^(Draw|اسحب)$/ });
+  if (await draw.isEnabled()) await draw.click();
+  const hand = p.getByRole("region", { name: /Your hand|ورقك/ });
+  if ((await hand.locator('button.card[aria-pressed="true"]').count()) === 0) {
+    await hand.locator("button.card").first().click();
+  }
+  await p.getByRole("button", { name: /^(Discard|ارمِ)$/ }).click();
+  await p.getByRole("button", { name: /^(Discard|ارمِ)$/, disabled: true }).or(sheet(p)).first().waitFor();
+}
+
+export async function handLabels(p) {
+  return p.getByRole("region", { name: /Your hand|ورقك/ }).locator("button.card").evaluateAll(
+    (els) => els.map((e) => e.getAttribute("aria-label")).sort());
+}

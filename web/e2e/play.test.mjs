@@ -1,0 +1,82 @@
+// The web client against the real stack (HAND_WEB_URL), in Debian's chromium.
+import assert from "node:assert/strict";
+import { after, before, test } from "node:test";
+import { SHOTS, URL_, awaitTurn, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+
+let b;
+before(async () => { b = await browser(); });
+after(async () => { await b?.close(); });
+
+test("a human plays a whole one-round match against three bots by clicks only, to the score sheet", async () => {
+  const p = await page(b);
+  await startMatch(p, { shot: SHOTS && `${SHOTS}/lobby.png` });
+  let turns = 0;
+  while (await awaitTurn(p)) {
+    if (turns === 2 && SHOTS) await p.screenshot({ path: `${SHOTS}/table-en.png` });
+    await playTurn(p);
+    turns++;
+  }
+  await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();
+  assert.ok(turns > 0);
+  if (SHOTS) await p.screenshot({ path: `${SHOTS}/score-sheet.png` });
+  await p.context().close();
+});
+
+test("a reload mid-round resumes the seat from its token with the same hand", async () => {
+  const p = await page(b);
+  await startMatch(p, { name: "Reload", rounds: "3" });
+  assert.ok(await awaitTurn(p));
+  await playTurn(p);
+  assert.ok(await awaitTurn(p));
+  const before = await handLabels(p);
+  await p.reload();
+  assert.ok(await awaitTurn(p));
+  assert.deepEqual(await handLabels(p), before);
+  await playTurn(p); // and the seat still plays
+  await p.context().close();
+});
+
+test("an illegal move shows the server's refusal, in the player's language", async () => {
+  for (const lang of ["en", "ar"]) {
+    const p = await page(b, { lang });
+    await startMatch(p, { name: lang });
+    assert.ok(await awaitTurn(p));
+    const cards = p.getByRole("region", { name: /Your hand|ورقك/ }).locator("button.card");
+    await cards.first().click();
+    await p.getByRole("button", { name: /Stage selected|جهّز/ }).click();
+    await p.getByRole("region", { name: /Staging|التجهيز/ }).locator(".group").first().waitFor();
+    await p.getByRole("button", { name: /Lay melds|انزل/ }).click();
+    const text = await p.getByRole("alert").innerText();
+    assert.ok(text.length > 3, text);
+    assert.equal(/[\u0600-\u06ff]/.test(text), lang === "ar", text);
+    await p.context().close();
+  }
+});
+
+test("the Arabic page renders right to left", async () => {
+  const p = await page(b, { lang: "ar", width: 390, height: 844 });
+  await p.goto(URL_);
+  await p.getByRole("heading", { name: "إنشاء غرفة" }).waitFor();
+  assert.equal(await p.locator("html").getAttribute("dir"), "rtl");
+  assert.equal(await p.locator("html").getAttribute("lang"), "ar");
+  await startMatch(p, { name: "ليلى" });
+  assert.ok(await awaitTurn(p));
+  if (SHOTS) await p.screenshot({ path: `${SHOTS}/table-ar.png` });
+  await p.getByRole("button", { name: "English" }).click();
+  assert.equal(await p.locator("html").getAttribute("dir"), "ltr");
+  await p.context().close();
+});
+
+test("a spectator page shows no hand", async () => {
+  const player = await page(b);
+  const roomId = await startMatch(player, { name: "Host" });
+  const p = await page(b);
+  await p.goto(`${URL_}#/room/${roomId}/watch`);
+  await p.getByRole("status").getByText(/Spectating/).waitFor();
+  await p.getByRole("region", { name: "seats" }).getByText("Host").waitFor();
+  assert.equal(await p.getByRole("region", { name: "Your hand" }).count(), 0);
+  assert.equal(await p.getByRole("region", { name: "Staging" }).count(), 0);
+  assert.equal(await p.getByRole("region", { name: "seats" }).locator(".opponent").count(), 4);
+  await player.context().close();
+  await p.context().close();
+});
