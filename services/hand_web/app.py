@@ -40,7 +40,7 @@ class WebApp:
         self.services = {app.path: app for app in services}
         self.static_dir = static_dir
         self.origins = frozenset(cors_origins)
-        self._files: dict[str, tuple[bytes, bytes, str, str]] = {}
+        self._files: dict[str, tuple[int, tuple[bytes, bytes, str, str]]] = {}
 
     def _allowed(self, origin: str) -> bool:
         return bool(origin) and ("*" in self.origins or origin in self.origins)
@@ -84,18 +84,20 @@ class WebApp:
             (b"access-control-allow-headers", wanted.encode()), (b"access-control-max-age", b"7200")])
 
     def _file(self, path: str) -> tuple[bytes, bytes, str, str] | None:
-        if path in self._files:
-            return self._files[path]
         if self.static_dir is None:
             return None
         rel = "index.html" if path in ("", "/") else path.lstrip("/")
         target = (self.static_dir / rel).resolve()
         if self.static_dir.resolve() not in target.parents or not target.is_file():
             return None
+        stamp = target.stat().st_mtime_ns  # a rebuilt app (make web) is served without a restart
+        cached = self._files.get(path)
+        if cached is not None and cached[0] == stamp:
+            return cached[1]
         body = target.read_bytes()
         kind = TYPES.get(target.suffix) or mimetypes.guess_type(target.name)[0] or "application/octet-stream"
         entry = (body, gzip.compress(body, 6, mtime=0), kind, hashlib.sha256(body).hexdigest()[:16])
-        self._files[path] = entry
+        self._files[path] = (stamp, entry)
         return entry
 
     async def _static(self, path: str, method: str, headers: dict[str, str], send) -> None:

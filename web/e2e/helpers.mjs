@@ -3,7 +3,6 @@
 import { chromium } from "playwright-core";
 
 export const URL_ = process.env.HAND_WEB_URL ?? "http://127.0.0.1:8080/";
-export const SHOTS = process.env.HAND_WEB_SHOTS ?? "";
 export const LONG = 120_000;
 
 export async function browser() {
@@ -20,11 +19,10 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
 }
 
 /** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
-export async function startMatch(p, { name = "Ada", rounds = "1", shot = "" } = {}) {
+export async function startMatch(p, { name = "Ada", rounds = "1" } = {}) {
   await p.goto(URL_);
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
-  if (shot) await p.screenshot({ path: shot });
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();
   await p.getByRole("button", { name: /Fill with bots|املأ/ }).click();
   await p.getByText(/\((bot|آلي)\)/).first().waitFor();

@@ -1,7 +1,7 @@
 // The web client against the real stack (HAND_WEB_URL), in Debian's chromium.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { SHOTS, URL_, awaitTurn, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { URL_, awaitTurn, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -9,16 +9,14 @@ after(async () => { await b?.close(); });
 
 test("a human plays a whole one-round match against three bots by clicks only, to the score sheet", async () => {
   const p = await page(b);
-  await startMatch(p, { shot: SHOTS && `${SHOTS}/lobby.png` });
+  await startMatch(p);
   let turns = 0;
   while (await awaitTurn(p)) {
-    if (turns === 2 && SHOTS) await p.screenshot({ path: `${SHOTS}/table-en.png` });
     await playTurn(p);
     turns++;
   }
   await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();
   assert.ok(turns > 0);
-  if (SHOTS) await p.screenshot({ path: `${SHOTS}/score-sheet.png` });
   await p.context().close();
 });
 
@@ -61,7 +59,6 @@ test("the Arabic page renders right to left", async () => {
   assert.equal(await p.locator("html").getAttribute("lang"), "ar");
   await startMatch(p, { name: "ليلى" });
   assert.ok(await awaitTurn(p));
-  if (SHOTS) await p.screenshot({ path: `${SHOTS}/table-ar.png` });
   await p.getByRole("button", { name: "English" }).click();
   assert.equal(await p.locator("html").getAttribute("dir"), "ltr");
   await p.context().close();

@@ -22,19 +22,19 @@ export interface Update {
   roundNo?: number;
   /** match_ended. */
   matchOver: boolean;
-  /** A line for the table's log, in the player's language ("" = nothing to show). */
-  line: string;
+  /** A line for the table's log, in the player's language at the time it is shown ("" = nothing). */
+  line: () => string;
 }
 
 export function decode(res: WatchResponse): Update {
   const ev = res.event;
-  if (!ev) return { next: res.seq, view: res.view, room: res.room, matchOver: false, line: "" };
+  if (!ev) return { next: res.seq, view: res.view, room: res.room, matchOver: false, line: () => "" };
   const name = (s?: number) => (s === undefined ? "" : res.room?.seats[s]?.name || `#${s + 1}`);
   return {
     next: res.seq + 1n, seq: res.seq, kind: ev.kind, seat: ev.seat, view: res.view, room: res.room,
     result: ev.kind === "round_scored" ? ev.result : undefined, roundNo: ev.roundNo,
     matchOver: ev.kind === "match_ended",
-    line: describe(ev.kind, name(ev.seat), ev.action, ev.origin, ev.roundNo),
+    line: () => describe(ev.kind, name(ev.seat), ev.action, ev.origin, ev.roundNo),
   };
 }
 

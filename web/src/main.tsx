@@ -24,7 +24,7 @@ function App() {
         <button type="button" class="lang" onClick={flip}>{tx.language}</button>
       </nav>
     </header>
-    {page === "room" && id ? <Table key={`${id}-${mode}-${getLang()}`} roomId={id} spectate={mode === "watch"} />
+    {page === "room" && id ? <Table key={`${id}-${mode}`} roomId={id} spectate={mode === "watch"} />
       : page === "replay" && id ? <Replay roomId={id} />
       : page === "leaders" ? <Leaderboard /> : <Lobby />}
   </>;

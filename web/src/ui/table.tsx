@@ -21,7 +21,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const token = seat?.token ?? "";
   const [view, setView] = useState<SeatView | undefined>();
   const [room, setRoom] = useState<RoomInfo | undefined>();
-  const [log, setLog] = useState<string[]>([]);
+  const [log, setLog] = useState<(() => string)[]>([]);
   const [online, setOnline] = useState(true);
   const [error, setError] = useState("");
   const [selected, setSelected] = useState<number[]>([]);
@@ -30,6 +30,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [order, setOrder] = useState<"suit" | "rank">("suit");
   const [scored, setScored] = useState<{ roundNo: number; result: RoundResult; room?: RoomInfo } | null>(null);
   const [level, setLevel] = useState(BotLevel.BEGINNER);
+  const [backSeats, setBackSeats] = useState<number[]>([]); // came back after being away
   const [now, setNow] = useState(Date.now());
   const turnStart = useRef<{ key: string; at: number }>({ key: "", at: Date.now() });
   // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
@@ -48,7 +49,10 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     }
     if (u.view) setView(u.view);
     if (u.room) setRoom(u.room);
-    if (u.line) setLog((l) => [...l.slice(-40), u.line]);
+    if (u.line()) setLog((l) => [...l.slice(-40), u.line]);
+    const who = u.seat;
+    if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
+    if (who !== undefined && u.kind === "seat_away") setBackSeats((b) => b.filter((x) => x !== who));
     if (u.result) setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room });
     if (u.seq !== undefined) (window as any).__handSeq = u.seq; // for the click-to-shown benchmark
   }, setOnline), [roomId, token]);
@@ -77,7 +81,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null;
   const key = `${view?.roundNo}:${view?.turnNo}`;
   if (turnStart.current.key !== key) turnStart.current = { key, at: Date.now() };
-  const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.floor((now - turnStart.current.at) / 1000));
+  const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.max(0, Math.floor((now - turnStart.current.at) / 1000)));
   const name = (s: number) => room?.seats[s]?.name || `#${s + 1}`;
 
   const act = async (action: ActionInit, shown: { draw?: boolean; discard?: number } | null = null) => {
@@ -156,7 +160,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     if (!rs) return "";
     if (rs.kind === SeatKind.BOT) return tx.bot;
     if (rs.away) return tx.away;
-    return log.some((l) => l.startsWith(rs.name) && l.includes(tx.back)) ? tx.back : tx.playing;
+    return backSeats.includes(s) ? tx.back : tx.playing;
   };
 
   return <main class="table">
@@ -164,7 +168,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       <p role="status" class={myTurn ? "mine" : ""}>
         {spectate ? `${tx.spectating} · ` : ""}
         {!online ? tx.reconnecting : view?.result ? "" : turn ? (myTurn ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
-        {turn && !view?.result && <span class="timer" aria-label="timer"> · {left} s</span>}
+        {turn && !view?.result && <span class="timer" aria-label="timer"> · <bdi dir="ltr">{left} s</bdi></span>}
       </p>
       <span class="round">{tx.round} {room.roundNo}</span>
     </div>
@@ -203,7 +207,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     {view && mySeat !== undefined && !spectate && <>
       <section class="staging" aria-label={tx.staging} {...dropTarget((kind, id) => kind === "hand" && stage([id]))}>
         <h3>{tx.staging}
-          {evaluation?.showCounter && <span class="counter"> {evaluation.total} / {evaluation.threshold}
+          {evaluation?.showCounter && <span class="counter"> <bdi dir="ltr">{evaluation.total} / {evaluation.threshold}</bdi>
             {evaluation.missing > 0 && ` — ${tx.more(evaluation.missing)}`}</span>}
         </h3>
         <div class="groups">{groups.map((g, i) => <div class={`group ${colourName(verdict(i))}`} aria-label={`${tx.staging} ${colourName(verdict(i))}`}>
@@ -216,7 +220,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
           <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
         </div>
       </section>
-      <section class="hand" aria-label={tx.yourHand} aria-busy={pending.current !== null} data-held={view.hand.length}>
+      <section class="hand" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null} data-held={view.hand.length}>
         <h3>{tx.yourHand} ({hand.length + (optimistic?.draw ? 1 : 0)})</h3>
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} onClick={() => toggle(c)} drag={`hand:${c}`} />)}
           {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
@@ -229,7 +233,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         <p class="hint">{tx.hint}</p>
       </section>
     </>}
-    <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l}</li>)}</ol>
+    <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
     {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
       over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)} />}
   </main>;
