@@ -18,16 +18,17 @@ import grpc
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from hand.v1 import actions_pb2
+from hand.v1 import actions_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.broker import TansuBroker
 from hand_infra.eventstore import EventStore
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
+from hand_room.domain import MoveMade, decode
 from hand_room.owner import partition_of
 
-from .room_support import Player, Watcher, create_room, join_all, wait_for
+from .room_support import Player, Watcher, create_room, join_all, seq_of, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 8
@@ -182,8 +183,9 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
             stored = await store.load(room_id)
             await store.close()
             assert [e.seq for e in stored] == list(range(len(stored)))
-            ids = [e.payload.get("action_id") for e in stored if e.kind == "moved" and e.payload.get("by") == "player"]
-            assert len(ids) == len(set(ids)) == moves, "an accepted move is missing or doubled in the store"
+            played = [r for r in (decode(e.payload) for e in stored)
+                      if isinstance(r.event, MoveMade) and r.event.origin == "player"]
+            assert len(played) == moves, "an accepted move is missing or doubled in the store"
             # every stream saw every seq exactly once
             for seat, w in watchers.items():
                 seqs = [m.event.seq for m in w.messages if m.HasField("event")]
@@ -199,9 +201,9 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                     batch = await consumer.getmany(timeout_ms=500)
                     for msgs in batch.values():
                         for m in msgs:
-                            ev = json.loads(m.value)
-                            if ev["room_id"] == room_id:
-                                seen[ev["seq"]] = seen.get(ev["seq"], 0) + 1
+                            ev = decode(m.value)
+                            if ev.room_id == room_id:
+                                seen[ev.seq] = seen.get(ev.seq, 0) + 1
             finally:
                 await consumer.stop()
             assert sorted(seen) == [e.seq for e in stored]

@@ -20,7 +20,7 @@ from hand_rules.errors import from_status
 from grpc_status import rpc_status
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for, wait_for,
+    Watcher, create_room, join_all, make_topics, play_to_end, seq_of, start_instance, topics_for, wait_for,
 )
 
 
