@@ -252,10 +252,14 @@ class RoomOwner:
                 except (RoomError, RuleViolation) as exc:
                     log.info("command_refused", code=_code(exc))
                     await self._reply(cmd, self._refusal(cmd, exc))
+                    if _code(exc) == RoomCode.ROOM_UNAVAILABLE.value and room is not None:
+                        self._rearm_soon(room)  # a timer or a bot turn must not be lost
                     continue
-                except Exception:
-                    log.exception("command_failed")
+                except Exception as exc:
+                    log.error("command_failed", error=type(exc).__name__)
                     await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
+                    if room is not None:
+                        self._rearm_soon(room)
                     continue
                 if not d.events:
                     await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, seat=d.seat))
@@ -310,6 +314,29 @@ class RoomOwner:
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
                 asyncio.ensure_future(self._ask_bot(room, seat))
+
+    def _rearm_soon(self, room: Room, delay: float = 1.0) -> None:
+        """After a failure (rules service or store down): try the turn's timer again soon,
+        and ask the bot again, so a room nobody acts in does not freeze."""
+        seat = room.seat_to_move()
+        if seat is None:
+            return
+        r = room.round
+        handle = self._timers.pop(room.room_id, None)
+        if handle:
+            handle.cancel()
+        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        due = room.turn_started_at + room.turn_seconds
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            max(delay, due - time.time()), lambda: asyncio.ensure_future(self.send_command(timeout)))
+        if room.bot_controls(seat):
+            self._bot_asked.pop(room.room_id, None)
+            asyncio.get_running_loop().call_later(delay, self._ask_again, room)
+
+    def _ask_again(self, room: Room) -> None:
+        current = self.repo.cached(room.room_id)
+        if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
+            self._after(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
         try:
