@@ -103,7 +103,9 @@ class RoomOwner:
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
+        self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
         self.processed = 0
+        self.local_commands = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -285,7 +287,29 @@ class RoomOwner:
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
                      params={k: str(v) for k, v in getattr(exc, "params", {}).items() if v is not None})
 
+    # ---------------------------------------------------------------- the short path
+    def owns(self, room_id: str) -> bool:
+        """This instance holds the room's partition: its gateway may decide in-process."""
+        return partition_of(room_id, self.partitions) in self.owned
+
+    async def submit(self, cmd: Command) -> Reply:
+        """Apply ``cmd`` here and now, without a Kafka round trip (the same pipeline as a
+        batch from hand.room-commands; the event store's unique seq keeps them apart)."""
+        fut = asyncio.get_running_loop().create_future()
+        self._local[cmd.command_id] = fut
+        try:
+            self.local_commands += 1
+            await self.handle({cmd.room_id: [cmd]})
+            return await fut
+        finally:
+            self._local.pop(cmd.command_id, None)
+
     async def _reply(self, cmd: Command, reply: Reply) -> None:
+        local = self._local.get(cmd.command_id)
+        if local is not None:
+            if not local.done():
+                local.set_result(reply)
+            return
         if not cmd.reply_to or self._producer is None:
             return
         try:

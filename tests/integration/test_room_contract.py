@@ -323,3 +323,27 @@ async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavail
         await channel.close()
         await server.stop(grace=0)
         await rules.stop(grace=0)
+
+
+@pytest.mark.parametrize("local", ["on", "off"])
+async def test_a_match_plays_whether_the_owner_decides_in_process_or_through_the_command_topic(
+        broker, tmp_path: Path, unique: str, local: str):
+    from .room_support import play_to_end
+
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
+                                  HAND_ROOM_LOCAL_COMMANDS=local)
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        room_id, players = await started_room(stub)
+        watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+        moves = await play_to_end(players, watchers)
+        assert moves > 5
+        assert (server.owner.local_commands > moves) == (local == "on")
+        assert (server.owner.local_commands == 0) == (local == "off")
+        for w in watchers.values():
+            await w.close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
