@@ -5,11 +5,10 @@ from __future__ import annotations
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
 from hand_engine import view
-from hand_engine.match import standings
 from hand_engine.notation import options_from_dict
 from hand_rules.convert import cards_out, options_to_proto, state_to_proto, view_to_proto
 from hand_rules.convert._enums import FINISH, EnumCodec
-from hand_room.domain import Room, complete, for_seat, level_to_proto, standing_to_proto, to_proto
+from hand_room.domain import complete, for_seat, room_info, to_proto
 
 from .reads import PlayerStats, Sheet
 from .replay import Check, Step
@@ -85,23 +84,6 @@ def check_to_proto(c: Check) -> pb.CheckReplayResponse:
                                   mismatch=c.mismatch)
 
 
-def room_to_proto(room: Room) -> room_pb2.RoomInfo:
-    """The room after a replay step, as RoomInfo (the join code is never in a replay)."""
-    info = room_pb2.RoomInfo(
-        room_id=room.room_id, preset=room.preset, options=options_to_proto(room.options),
-        visibility=room_pb2.ROOM_VISIBILITY_PUBLIC if room.public else room_pb2.ROOM_VISIBILITY_PRIVATE,
-        seat_count=room.n, host_seat=room.host_seat, status=_STATUS[room.status],
-        round_no=room.round.round_no if room.round is not None else 0, next_seq=room.seq,
-        turn_seconds=room.turn_seconds)
-    for i, s in enumerate(room.seats):
-        info.seats.add(seat=i, kind=_KIND[s.kind], name=s.name, bot_level=level_to_proto(s.bot_level),
-                       away=s.away)
-    if room.match is not None:
-        info.standings.extend(standing_to_proto(st) for st in standings(room.match))
-        info.winners.extend(room.match.winners)
-    return info
-
-
 def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,
                     over: bool) -> pb.GetReplayResponse:
     """Events ``from_seq..step_no`` and the position after ``step_no``: each event as Watch
@@ -115,5 +97,5 @@ def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int
         msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
         if over:
             msg.position.CopyFrom(state_to_proto(room.round))
-    msg.room.CopyFrom(room_to_proto(room))
+    msg.room.CopyFrom(room_info(room))  # a spectator's: no join code
     return msg
