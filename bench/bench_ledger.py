@@ -1,9 +1,10 @@
 """Scoring ledger: events ingested per second (SQLite and PostgreSQL) and replay reconstruction.
 
 Workload: whole matches (4 seats, random legal play, ``hand`` preset) played
-in-process through the room domain (``decide``), so the events are exactly those
-the room service publishes (``hand.v1.RoomEvent`` bytes, private form); the rooms' events are interleaved as one
-partition of ``hand.room-events`` would carry them.
+in-process through the room domain (``decide``), so the events are exactly
+those the room service publishes (``hand.v1.RoomEvent`` bytes, private form);
+the rooms' events are interleaved as one partition of ``hand.room-events``
+would carry them.
 
 * ingest: the ledger's consumer path without the broker — per-room ordering
   (``Hold``), then one transaction per batch of ``--batch`` events that

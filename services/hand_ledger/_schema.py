@@ -1,10 +1,12 @@
 """Tables of the ledger's own store (SQLAlchemy Core; SQLite or PostgreSQL).
 
 - ``ledger_events`` — the archive of every room event (``hand.v1.RoomEvent``
-  protobuf bytes, as published on hand.room-events), primary key ``(room_id, seq)``. It is also the **tracking table**: a row is written in
-  the same transaction as every effect of its event, so "this event was
-  processed" and "its effects are there" cannot disagree, and a redelivered
-  event fails on the key instead of counting twice.
+  protobuf bytes, as published on hand.room-events), primary key
+  ``(room_id, seq)``; ``kind`` is the event's oneof member. It is also the
+  **tracking table**: a row is written in the same transaction as every
+  effect of its event, so "this event was processed" and "its effects are
+  there" cannot disagree, and a redelivered event fails on the key instead
+  of counting twice.
 - ``ledger_rooms`` / ``ledger_seats`` — what the projections need to know
   about a room (options, status, who sits where).
 - ``ledger_rounds`` / ``ledger_lines`` / ``ledger_team_lines`` — the score

@@ -166,7 +166,8 @@ async def test_a_replay_of_a_finished_match_is_complete_at_every_step(ledger) ->
     assert [list(d.round_started.deck) for d in engine_events(full, "round_started")] == [
         cards_out(d.deck) for d in dealt]
     for step in (8, len(steps) // 2, len(steps) - 1):  # 6 is the first deal
-        reply = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, step=step, from_seq=step, seat=2))
+        reply = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, step=step, from_seq=step,
+                                                                seat=2))
         assert reply.seat == 2 and reply.position == state_to_proto(steps[step].room.round)
         assert [e.seq for e in reply.events] == [step]
         assert reply.view == view_to_proto(view(steps[step].room.round, 2), run.room.options)
