@@ -114,7 +114,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         last = steps[-1].room
         over = last.status == "finished"
         seat = None
-        if request.seat_token:  # only a feed that carries token hashes can tell the seat (see docs/ledger.md)
+        if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
             seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
             if seat is None:
                 raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
