@@ -5,7 +5,8 @@
 - ``room``: the ``Room`` aggregate;
 - ``evolve``: the one projector (room, event) → room;
 - ``codec``: events ⇔ ``hand.v1.RoomEvent`` (store, topics, Watch, replays);
-- ``audience``: what each reader may see of an event.
+- ``audience``: what each reader may see of an event;
+- ``info``: a room's public description (``hand.v1.RoomInfo``).
 
 The ledger and the bot service read rooms through this package only.
 """
@@ -18,6 +19,7 @@ from .events import (
     TurnTimedOut, kind_of,
 )
 from .evolve import evolve
+from .info import room_info
 from .room import Room, SeatSlot
 
 __all__ = [
@@ -25,5 +27,5 @@ __all__ = [
     "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
     "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
     "decode", "encode", "evolve", "for_seat", "from_proto", "kind_of", "level_to_proto", "private",
-    "standing_to_proto", "to_proto",
+    "room_info", "standing_to_proto", "to_proto",
 ]
