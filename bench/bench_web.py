@@ -97,7 +97,7 @@ async def unary(found: dict[str, str], rounds: int, per_round: int) -> dict[str,
 
 def _seq(message) -> int | None:
     """The event seq of a Watch message, None for the snapshot."""
-    return message.seq if message.HasField("event") else None
+    return message.event.seq if message.WhichOneof("message") == "event" else None
 
 
 async def watch(found: dict[str, str], events: int) -> dict[str, list[float]]:

@@ -8,9 +8,11 @@ import time
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
+from hand_engine import RuleViolation
 
 from . import reads, wire
 from .replay import check
@@ -110,26 +112,29 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         if not steps:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
         last = steps[-1].room
-        complete = last.status == "finished"
+        over = last.status == "finished"
         seat = None
-        if request.seat_token:
+        if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
             seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
             if seat is None:
                 raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
         if request.HasField("seat"):
-            if request.seat >= last.n or not (complete or request.seat == seat):
+            if request.seat >= last.n or not (over or request.seat == seat):
                 raise LedgerError("SEAT_TOKEN_INVALID", "another seat's view only once the match is over")
             seat = request.seat
         step = request.step if request.HasField("step") else len(steps) - 1
         if step >= len(steps) or request.from_seq > step:
             raise LedgerError("INVALID_ARGUMENT", "step must be an archived seq, from_seq <= step",
                               event_count=len(steps))
-        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, complete)
+        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
 
     @_rpc
     async def CheckReplay(self, request: pb.CheckReplayRequest, context) -> pb.CheckReplayResponse:
-        async with self.store.read() as conn:
-            archived = await reads.load_events(conn, _room_id(request.room_id))
+        try:
+            async with self.store.read() as conn:
+                archived = await reads.load_events(conn, _room_id(request.room_id))
+        except (DecodeError, RuleViolation, ValueError, KeyError) as exc:  # a corrupted archive row
+            raise LedgerError("REPLAY_BROKEN", str(exc)) from None
         if not archived:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
         return wire.check_to_proto(await asyncio.to_thread(check, archived))

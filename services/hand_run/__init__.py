@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import LedgerConfig, RoomConfig, RulesConfig, WebConfig
+from hand_common.config import EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig, WebConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
@@ -56,6 +56,7 @@ class Broker:
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.settings = kafka_settings(environ)
+        self.port = EmbeddedBrokerConfig.from_env(environ).port
         self.stack = stack
         self._tansu: TansuBroker | None = None
 
@@ -66,7 +67,7 @@ class Broker:
     async def start(self) -> None:
         settings = self.settings
         if settings.embedded:
-            self._tansu = TansuBroker()
+            self._tansu = TansuBroker(port=self.port or None)
             await self._tansu.start()
             settings = settings.with_bootstrap(self._tansu.bootstrap_servers)
         await ensure_topics(settings)
@@ -89,7 +90,8 @@ class Rules(RulesServer):
 
 
 class Room:
-    """One room-service instance, calling the rules service started above."""
+    """One room-service instance; its owner runs the engine in-process (set
+    HAND_RULES_ADDRESS to make it call a rules service instead)."""
 
     name = "room"
 
@@ -106,10 +108,7 @@ class Room:
     async def start(self) -> None:
         from hand_room.server import RoomServer
 
-        config = self.config
-        if not config.rules_address and self.stack.rules_target:
-            config = dataclasses.replace(config, rules_address=self.stack.rules_target)
-        self.server = RoomServer(config, self.stack.kafka, self.store_url)
+        self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
         self.stack.servicers.append((self.server.gateway, self.server.gateway_descriptor))
 
@@ -209,6 +208,15 @@ def build(environ: Mapping[str, str] | None = None) -> list[Component]:
     return [factory(environ, stack) for factory in COMPONENTS]
 
 
+def client_hint(components: Sequence[Component]) -> str:
+    """How to point a client (or the conformance client) at what is running."""
+    names = {"broker": "KAFKA_BOOTSTRAP_SERVERS", "rules": "HAND_RULES_ADDR", "room": "HAND_ROOM_ADDR",
+             "ledger": "HAND_LEDGER_ADDR"}
+    pairs = [f"{names[c.name]}={c.target}" for c in components if c.name in names and c.target]
+    return ("hand: clients connect with " + " ".join(pairs)
+            + " (public events: topic hand.room-events-public; docs/clients.md)")
+
+
 async def run(components: Sequence[Component], stop: asyncio.Event,
               announce: Callable[[str], None] = print) -> None:
     """Start ``components`` in order, wait for ``stop``, stop them in reverse order."""
@@ -218,6 +226,8 @@ async def run(components: Sequence[Component], stop: asyncio.Event,
             await component.start()
             started.append(component)
             announce(f"{component.name}: listening on {component.target}")
+        announce(client_hint(started))
+        for component in started:
             if getattr(component, "url", ""):
                 announce(f"{component.name}: open {component.url} in a browser")
         announce("hand: running; Ctrl-C stops")

@@ -1,6 +1,6 @@
 // Card ids (proto/hand/v1/cards.proto) and the SVG card faces, drawn here.
 // WIRE_BASE is the id of the first card on the wire (engine id + WIRE_BASE).
-export const WIRE_BASE = 0;
+export const WIRE_BASE = 1;
 export const JOKERS = [104 + WIRE_BASE, 105 + WIRE_BASE];
 export const SUITS = ["♠", "♥", "♦", "♣"];
 export const RANKS = ["", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"];

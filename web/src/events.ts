@@ -1,18 +1,25 @@
 // All decoding of Watch messages and room events lives here, so a contract change touches one file.
+// WatchResponse: a snapshot first (next_seq), then one RoomEvent envelope (room_id, seq, at) per event
+// with a oneof of one typed message per kind; every message carries the watcher's view and the room.
 import type { Action } from "./gen/hand/v1/actions_pb";
-import { MoveOrigin, type RoomInfo, type WatchResponse } from "./gen/hand/v1/room_service_pb";
+import { MoveOrigin, type RoomInfo } from "./gen/hand/v1/room_pb";
+import type { RoomEvent } from "./gen/hand/v1/room_events_pb";
+import type { WatchResponse } from "./gen/hand/v1/room_service_pb";
 import type { RoundResult } from "./gen/hand/v1/state_pb";
 import type { SeatView } from "./gen/hand/v1/views_pb";
 import { cardName } from "./cards";
 import { getLang } from "./i18n";
+
+export type Kind = "snapshot" | "room_created" | "seat_taken" | "seat_left" | "seat_away" | "seat_back"
+  | "seat_connected" | "match_started" | "round_started" | "moved" | "turn_timed_out" | "round_scored"
+  | "match_ended";
 
 export interface Update {
   /** The from_seq to resume with after this message. */
   next: bigint;
   /** The event's seq; unset for the snapshot. */
   seq?: bigint;
-  /** Event kind (room_created, moved, round_scored, …); unset for the snapshot. */
-  kind?: string;
+  kind: Kind;
   /** The seat the event concerns. */
   seat?: number;
   view?: SeatView;
@@ -20,21 +27,37 @@ export interface Update {
   /** round_scored: the round's result and number. */
   result?: RoundResult;
   roundNo?: number;
-  /** match_ended. */
   matchOver: boolean;
   /** A line for the table's log, in the player's language at the time it is shown ("" = nothing). */
   line: () => string;
 }
 
+const KIND: Record<NonNullable<RoomEvent["event"]["case"]>, Kind> = {
+  roomCreated: "room_created", seatTaken: "seat_taken", seatLeft: "seat_left", seatAway: "seat_away",
+  seatBack: "seat_back", seatConnected: "seat_connected", matchStarted: "match_started",
+  roundDealt: "round_started", moveMade: "moved", turnTimedOut: "turn_timed_out", roundScored: "round_scored",
+  matchEnded: "match_ended",
+};
+
 export function decode(res: WatchResponse): Update {
-  const ev = res.event;
-  if (!ev) return { next: res.seq, view: res.view, room: res.room, matchOver: false, line: () => "" };
+  const base = { view: res.view, room: res.room, matchOver: false };
+  if (res.message.case !== "event") {
+    const next = res.message.case === "snapshot" ? res.message.value.nextSeq : 0n;
+    return { ...base, next, kind: "snapshot", line: () => "" };
+  }
+  const ev = res.message.value;
+  const e = ev.event;
+  if (!e.case) return { ...base, next: ev.seq + 1n, seq: ev.seq, kind: "snapshot", line: () => "" };
+  const kind = KIND[e.case];
+  const seat = "seat" in e.value ? (e.value.seat as number | undefined) : undefined;
+  const roundNo = "roundNo" in e.value ? (e.value.roundNo as number) : undefined;
   const name = (s?: number) => (s === undefined ? "" : res.room?.seats[s]?.name || `#${s + 1}`);
+  const move = e.case === "moveMade" ? e.value : undefined;
   return {
-    next: res.seq + 1n, seq: res.seq, kind: ev.kind, seat: ev.seat, view: res.view, room: res.room,
-    result: ev.kind === "round_scored" ? ev.result : undefined, roundNo: ev.roundNo,
-    matchOver: ev.kind === "match_ended",
-    line: () => describe(ev.kind, name(ev.seat), ev.action, ev.origin, ev.roundNo),
+    ...base, next: ev.seq + 1n, seq: ev.seq, kind, seat, roundNo,
+    result: e.case === "roundScored" ? e.value.result : undefined,
+    matchOver: e.case === "matchEnded",
+    line: () => describe(kind, name(seat), move?.action, move?.origin ?? MoveOrigin.UNSPECIFIED, roundNo ?? 0),
   };
 }
 
@@ -47,13 +70,13 @@ const MOVES: Record<string, [string, string]> = {
   retrieveJoker: ["retrieved a joker", "استرجع جوكر"],
   discard: ["discarded", "رمى"],
 };
-const KINDS: Record<string, [string, string]> = {
+const KINDS: Partial<Record<Kind, [string, string]>> = {
   seat_taken: ["sat down", "جلس"], seat_left: ["left", "غادر"], seat_away: ["is away (a bot plays)", "غائب (يلعب آلي)"],
   seat_back: ["is back", "عاد"], match_started: ["The match starts", "بدأت المباراة"],
   turn_timed_out: ["ran out of time", "انتهى وقته"], match_ended: ["The match is over", "انتهت المباراة"],
 };
 
-function describe(kind: string, who: string, action: Action | undefined, origin: MoveOrigin, roundNo: number): string {
+function describe(kind: Kind, who: string, action: Action | undefined, origin: MoveOrigin, roundNo: number): string {
   const ar = getLang() === "ar" ? 1 : 0;
   if (kind === "moved" && action?.action.case) {
     const verb = MOVES[action.action.case]?.[ar] ?? action.action.case;

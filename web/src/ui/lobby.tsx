@@ -1,6 +1,7 @@
 import { useEffect, useState } from "preact/hooks";
 import { refusal, rooms } from "../api";
-import { RoomVisibility, type RoomSummary } from "../gen/hand/v1/room_service_pb";
+import { RoomVisibility } from "../gen/hand/v1/room_pb";
+import type { RoomSummary } from "../gen/hand/v1/room_service_pb";
 import { t } from "../i18n";
 import { playerId, saveSeat } from "../session";
 
@@ -38,7 +39,7 @@ export function Lobby() {
     try {
       const r = await rooms.createRoom({ rules: { preset }, rounds: roundsN, turnSeconds: turn, seatCount: seatsN,
         visibility: vis === "public" ? RoomVisibility.PUBLIC : RoomVisibility.PRIVATE, playerName: name, playerId: playerId() });
-      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat, name });
+      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat ?? 0, name });
       go(`/room/${r.room!.roomId}`);
     } catch (err) { setError(refusal(err)); }
   };
@@ -46,7 +47,7 @@ export function Lobby() {
     remember();
     try {
       const r = await rooms.joinRoom({ target, playerName: name, playerId: playerId() });
-      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat, name });
+      saveSeat({ roomId: r.room!.roomId, token: r.seatToken, seat: r.seat ?? 0, name });
       go(`/room/${r.room!.roomId}`);
     } catch (err) { setError(refusal(err)); }
   };

@@ -18,11 +18,11 @@ export function Replay({ roomId }: { roomId: string }) {
   }, [roomId, step]);
   const at = data?.step ?? 0n, count = data?.eventCount ?? 0n;
   const v = data?.view;
-  const name = (s: number) => data?.room?.seats[s]?.name || `#${s + 1}`;
+  const name = (s?: number) => s === undefined ? "" : data?.room?.seats[s]?.name || `#${s + 1}`;
   return <main class="replay panel">
     <h2>{tx.replay}</h2>
     {error && <p role="alert" class="error">{error}</p>}
-    <p role="status">{tx.step} {String(at)} / {String(count > 0n ? count - 1n : 0n)} · {data?.events[data.events.length - 1]?.event?.kind ?? ""}</p>
+    <p role="status">{tx.step} {String(at)} / {String(count > 0n ? count - 1n : 0n)} · {data?.events[data.events.length - 1]?.event.case ?? ""}</p>
     <div class="row">
       <button type="button" disabled={at <= 0n} onClick={() => setStep(at - 1n)}>{tx.stepBack}</button>
       <button type="button" disabled={at + 1n >= count} onClick={() => setStep(at + 1n)}>{tx.stepForward}</button>

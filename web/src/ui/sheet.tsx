@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger } from "../api";
-import type { RoomInfo } from "../gen/hand/v1/room_service_pb";
+import type { RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import type { ScoreSheet as Sheet } from "../gen/hand/v1/ledger_service_pb";
 import { t } from "../i18n";
@@ -21,9 +21,9 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
     load();
     return () => { live = false; };
   }, [over, roomId]);
-  const name = (s: number) => room.seats[s]?.name || `#${s + 1}`;
+  const name = (s?: number) => s === undefined ? "" : room.seats[s]?.name || `#${s + 1}`;
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
-    ? `${name(u)} + ${name(u + 2)}` : name(u));
+    ? `${name(u)} + ${name((u + 2) % room.seatCount)}` : name(u));
   return <div class="modal" role="dialog" aria-label={tx.scoreSheet}>
     <div class="panel sheet">
       <h2>{tx.scoreSheet} — {tx.round} {roundNo}</h2>

@@ -2,7 +2,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { refusal, rooms } from "../api";
 import { JOKERS, sortByRank, sortBySuit } from "../cards";
 import type { Update } from "../events";
-import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_service_pb";
+import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import { TurnPhase } from "../gen/hand/v1/state_pb";
 import { TakeReturn } from "../gen/hand/v1/options_pb";
@@ -82,7 +82,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const key = `${view?.roundNo}:${view?.turnNo}`;
   if (turnStart.current.key !== key) turnStart.current = { key, at: Date.now() };
   const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.max(0, Math.floor((now - turnStart.current.at) / 1000)));
-  const name = (s: number) => room?.seats[s]?.name || `#${s + 1}`;
+  const name = (s?: number) => s === undefined ? "" : room?.seats[s]?.name || `#${s + 1}`;
 
   const act = async (action: ActionInit, shown: { draw?: boolean; discard?: number } | null = null) => {
     setError("");
@@ -129,7 +129,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       <h2>{tx.waiting}</h2>
       <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · {room.preset}</p>
       <ul class="seats">{room.seats.map((s) => <li>
-        {tx.seat} {s.seat + 1}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : s.name || tx.bot}
+        {tx.seat} {(s.seat ?? 0) + 1}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : s.name || tx.bot}
         {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
       </li>)}</ul>
       {host && <div class="row">
@@ -155,12 +155,12 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     if (JOKERS.includes(card)) retrieve(meldId, card, selected);
     else layOff(meldId, selected);
   };
-  const seatState = (s: number) => {
-    const rs = room.seats[s];
+  const seatState = (s?: number) => {
+    const rs = s === undefined ? undefined : room.seats[s];
     if (!rs) return "";
     if (rs.kind === SeatKind.BOT) return tx.bot;
     if (rs.away) return tx.away;
-    return backSeats.includes(s) ? tx.back : tx.playing;
+    return s !== undefined && backSeats.includes(s) ? tx.back : tx.playing;
   };
 
   return <main class="table">
