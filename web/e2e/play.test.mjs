@@ -17,10 +17,21 @@ test("a human plays a whole one-round match against three bots by clicks only, t
   }
   await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();
   assert.ok(turns > 0);
+  // the replay viewer steps back and forward through the archive; the leaderboard lists the player
+  await sheet(p).getByRole("button", { name: "Replay" }).click();
+  const status = p.getByRole("status");
+  await status.getByText(/The match is over/).waitFor();
+  const end = await status.innerText();
+  await p.getByRole("button", { name: "Step back" }).click();
+  await status.getByText(/Round 1 is over/).waitFor();
+  await p.getByRole("button", { name: "Step forward" }).click();
+  await status.getByText(end).waitFor();
+  await p.getByRole("link", { name: "Leaderboard" }).click();
+  await p.getByRole("cell", { name: "Ada" }).first().waitFor();
   await p.context().close();
 });
 
-test("a reload mid-round resumes the seat from its token with the same hand", async () => {
+test("a reload or a dropped stream mid-round resumes the seat from its token, nothing missed", async () => {
   const p = await page(b);
   await startMatch(p, { name: "Reload", rounds: "3" });
   assert.ok(await awaitTurn(p));
@@ -31,6 +42,13 @@ test("a reload mid-round resumes the seat from its token with the same hand", as
   assert.ok(await awaitTurn(p));
   assert.deepEqual(await handLabels(p), before);
   await playTurn(p); // and the seat still plays
+  // a dropped stream reconnects from the last seq + 1: the bots' moves meanwhile arrive, none missed
+  await p.evaluate(() => window.__hand.drop());
+  assert.ok(await awaitTurn(p));
+  const stats = await p.evaluate(() => ({ reconnects: window.__hand.reconnects, gaps: window.__hand.gaps }));
+  assert.equal(stats.gaps, 0);
+  assert.ok(stats.reconnects >= 1, JSON.stringify(stats));
+  await playTurn(p);
   await p.context().close();
 });
 

@@ -48,17 +48,31 @@ export function decode(res: WatchResponse): Update {
   const ev = res.message.value;
   const e = ev.event;
   if (!e.case) return { ...base, next: ev.seq + 1n, seq: ev.seq, kind: "snapshot", line: () => "" };
-  const kind = KIND[e.case];
-  const seat = "seat" in e.value ? (e.value.seat as number | undefined) : undefined;
-  const roundNo = "roundNo" in e.value ? (e.value.roundNo as number) : undefined;
-  const name = (s?: number) => (s === undefined ? "" : res.room?.seats[s]?.name || `#${s + 1}`);
-  const move = e.case === "moveMade" ? e.value : undefined;
+  const { kind, seat, roundNo } = fields(ev);
   return {
     ...base, next: ev.seq + 1n, seq: ev.seq, kind, seat, roundNo,
     result: e.case === "roundScored" ? e.value.result : undefined,
     matchOver: e.case === "matchEnded",
-    line: () => describe(kind, name(seat), move?.action, move?.origin ?? MoveOrigin.UNSPECIFIED, roundNo ?? 0),
+    line: () => eventLine(ev, res.room),
   };
+}
+
+function fields(ev: RoomEvent): { kind: Kind; seat?: number; roundNo?: number } {
+  const e = ev.event;
+  if (!e.case) return { kind: "snapshot" };
+  return {
+    kind: KIND[e.case],
+    seat: "seat" in e.value ? (e.value.seat as number | undefined) : undefined,
+    roundNo: "roundNo" in e.value ? (e.value.roundNo as number) : undefined,
+  };
+}
+
+/** One room event as a line of text in the player's language (the table's log, the replay viewer). */
+export function eventLine(ev: RoomEvent, room?: RoomInfo): string {
+  const { kind, seat, roundNo } = fields(ev);
+  const who = seat === undefined ? "" : room?.seats[seat]?.name || `#${seat + 1}`;
+  const move = ev.event.case === "moveMade" ? ev.event.value : undefined;
+  return describe(kind, who, move?.action, move?.origin ?? MoveOrigin.UNSPECIFIED, roundNo ?? 0) || kind;
 }
 
 const MOVES: Record<string, [string, string]> = {

@@ -18,6 +18,10 @@ export function newId(): string {
   return globalThis.crypto?.randomUUID?.() ?? `${Date.now()}-${Math.random().toString(36).slice(2)}`;
 }
 
+/** What the stream did, for the tests: reconnections, and seqs that did not follow the last one. */
+export const streamStats = { reconnects: 0, gaps: 0, drop: () => {} };
+(globalThis as { __hand?: typeof streamStats }).__hand = streamStats;
+
 /** Follow a room: calls onUpdate for every message, reconnects with from_seq = last seq + 1. */
 export function follow(roomId: string, token: string, onUpdate: (u: Update) => void,
                        onOnline: (online: boolean) => void): () => void {
@@ -27,9 +31,14 @@ export function follow(roomId: string, token: string, onUpdate: (u: Update) => v
     let next = BigInt(localStorage.getItem(key) ?? "0");
     let pause = 200;
     while (!stop.signal.aborted) {
+      const attempt = new AbortController();
+      const quit = () => attempt.abort();
+      stop.signal.addEventListener("abort", quit);
+      streamStats.drop = quit; // a dropped connection, as far as this loop can tell
       try {
-        for await (const res of rooms.watch({ roomId, seatToken: token, fromSeq: next }, { signal: stop.signal })) {
+        for await (const res of rooms.watch({ roomId, seatToken: token, fromSeq: next }, { signal: attempt.signal })) {
           const u = decode(res);
+          if (u.seq !== undefined && u.seq !== next) streamStats.gaps++;
           next = u.next;
           localStorage.setItem(key, String(next));
           pause = 200;
@@ -37,9 +46,13 @@ export function follow(roomId: string, token: string, onUpdate: (u: Update) => v
           onUpdate(u);
         }
       } catch {
-        if (stop.signal.aborted) return;
+        // dropped: reconnect below, from the last seq seen + 1
+      } finally {
+        stop.signal.removeEventListener("abort", quit);
       }
+      if (stop.signal.aborted) return;
       onOnline(false);
+      streamStats.reconnects++;
       await new Promise((r) => setTimeout(r, pause));
       pause = Math.min(pause * 2, 3000);
     }

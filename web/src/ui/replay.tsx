@@ -2,27 +2,40 @@ import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
 import type { GetReplayResponse } from "../gen/hand/v1/ledger_service_pb";
 import { t } from "../i18n";
+import { eventLine } from "../events";
 import { loadSeat } from "../session";
 import { Card } from "./card";
 
 /** LedgerService.GetReplay: the position after any archived event, step by step. */
 export function Replay({ roomId }: { roomId: string }) {
   const tx = t();
-  const token = loadSeat(roomId)?.token ?? "";
+  // the ledger shows any seat's view once the match is over (it holds no seat tokens): ask for ours,
+  // and fall back to the public view while the match runs
+  const mine = loadSeat(roomId)?.seat;
+  const [asSeat, setAsSeat] = useState(mine !== undefined);
   const [step, setStep] = useState<bigint | undefined>(undefined);
   const [data, setData] = useState<GetReplayResponse | undefined>();
   const [error, setError] = useState("");
+  const [tick, setTick] = useState(0);
   useEffect(() => {
-    ledger.getReplay({ roomId, seatToken: token, step, fromSeq: step ?? 0n }).then((r) => { setData(r); setError(""); },
-      (e) => setError(refusal(e)));
-  }, [roomId, step]);
+    let live = true;
+    ledger.getReplay({ roomId, step, fromSeq: step ?? 0n, seat: asSeat ? mine : undefined })
+      .then((r) => {
+        if (!live) return;
+        setData(r); setError("");
+        // at the latest step, follow the archive until the match is over (the ledger trails the room)
+        if (step === undefined && !r.complete) setTimeout(() => live && setTick((n) => n + 1), 1000);
+      }, (e) => live && (asSeat ? setAsSeat(false) : setError(refusal(e))));
+    return () => { live = false; };
+  }, [roomId, step, asSeat, tick]);
   const at = data?.step ?? 0n, count = data?.eventCount ?? 0n;
   const v = data?.view;
+  const last = data?.events[data.events.length - 1];
   const name = (s?: number) => s === undefined ? "" : data?.room?.seats[s]?.name || `#${s + 1}`;
   return <main class="replay panel">
     <h2>{tx.replay}</h2>
     {error && <p role="alert" class="error">{error}</p>}
-    <p role="status">{tx.step} {String(at)} / {String(count > 0n ? count - 1n : 0n)} · {data?.events[data.events.length - 1]?.event.case ?? ""}</p>
+    <p role="status">{tx.step} {String(at)} / {String(count > 0n ? count - 1n : 0n)} · {last ? eventLine(last, data?.room) : ""}</p>
     <div class="row">
       <button type="button" disabled={at <= 0n} onClick={() => setStep(at - 1n)}>{tx.stepBack}</button>
       <button type="button" disabled={at + 1n >= count} onClick={() => setStep(at + 1n)}>{tx.stepForward}</button>
