@@ -1,4 +1,4 @@
-"""The browser protocol next to native gRPC, and the web client in a real browser.
+"""Browser protocol (Connect, gRPC-Web) next to native gRPC, and the web client in a real browser.
 
 Starts ``python -m hand_run`` (the whole stack as ``make run`` does, every port 0, SQLite in a
 temporary folder) as a subprocess, then measures from this process, in the same run:
@@ -34,6 +34,7 @@ from pathlib import Path
 import grpc
 from connectrpc.client import ConnectClient
 from connectrpc.compat import google_protobuf_binary_codec
+from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 
 from hand.v1 import room_service_pb2 as room_pb
@@ -48,6 +49,7 @@ WEB = ROOT / "web"
 RULES = rules_pb.DESCRIPTOR.services_by_name["RulesService"]
 ROOM = room_pb.DESCRIPTOR.services_by_name["RoomService"]
 TRANSPORTS = ("native gRPC", "Connect", "gRPC-Web")
+RAW = ("Connect, raw HTTP/1.1 client", "gRPC-Web, raw HTTP/1.1 client")
 
 
 def progress(text: str) -> None:
@@ -59,32 +61,72 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))] if ordered else float("nan")
 
 
+class RawHTTP:
+    """A minimal keep-alive HTTP/1.1 client (one request in one write, chunked replies): the server's
+    share of a browser-protocol call without the cost of a particular client library."""
+
+    def __init__(self, url: str) -> None:
+        self.host, port = url.split("//", 1)[1].rstrip("/").rsplit(":", 1)
+        self.port = int(port)
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, content_type: str, body: bytes) -> bytes:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        head = (f"POST {path} HTTP/1.1\r\nHost: {self.host}\r\nContent-Type: {content_type}\r\n"
+                f"Content-Length: {len(body)}\r\nConnect-Protocol-Version: 1\r\nX-Grpc-Web: 1\r\n\r\n")
+        self.writer.write(head.encode() + body)
+        headers = (await self.reader.readuntil(b"\r\n\r\n")).decode("latin-1").lower()
+        if "transfer-encoding: chunked" not in headers:
+            length = int(headers.split("content-length:", 1)[1].split("\r\n", 1)[0])
+            return await self.reader.readexactly(length)
+        out = b""
+        while size := int((await self.reader.readuntil(b"\r\n")).strip(), 16):
+            out += await self.reader.readexactly(size + 2)
+        await self.reader.readuntil(b"\r\n")
+        return out
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
 def _client(url: str, protocol: ProtocolType) -> ConnectClient:
     return ConnectClient(url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
                          send_compression=None, accept_compression=())
 
 
 async def unary(found: dict[str, str], rounds: int, per_round: int) -> dict[str, dict[str, list[float]]]:
-    times: dict[str, dict[str, list[float]]] = {"Echo": {t: [] for t in TRANSPORTS},
-                                                "GetRoom": {t: [] for t in TRANSPORTS}}
+    names = (*TRANSPORTS, *RAW)
+    times: dict[str, dict[str, list[float]]] = {"Echo": {t: [] for t in names},
+                                                "GetRoom": {t: [] for t in names}}
     async with grpc.aio.insecure_channel(found["rules"]) as rch, grpc.aio.insecure_channel(found["room"]) as mch:
         rules, room = rules_grpc.RulesServiceStub(rch), room_grpc.RoomServiceStub(mch)
         created = await room.CreateRoom(room_pb.CreateRoomRequest(player_name="bench", seat_count=4))
         get = room_pb.GetRoomRequest(room_id=created.room.room_id)
         echo = rules_pb.EchoRequest(payload=b"0123456789abcdef")
         connect, grpc_web = _client(found["url"], ProtocolType.CONNECT), _client(found["url"], ProtocolType.GRPC_WEB)
+        raw = RawHTTP(found["url"])
+        framed = lambda m: b"\x00" + len(m.SerializeToString()).to_bytes(4, "big") + m.SerializeToString()  # noqa: E731
         calls = {
+            RAW[0]: {"Echo": lambda: raw.post("/hand.v1.RulesService/Echo", "application/proto", echo.SerializeToString()),
+                     "GetRoom": lambda: raw.post("/hand.v1.RoomService/GetRoom", "application/proto",
+                                                 get.SerializeToString())},
+            RAW[1]: {"Echo": lambda: raw.post("/hand.v1.RulesService/Echo", "application/grpc-web+proto", framed(echo)),
+                     "GetRoom": lambda: raw.post("/hand.v1.RoomService/GetRoom", "application/grpc-web+proto",
+                                                 framed(get))},
             "native gRPC": {"Echo": lambda: rules.Echo(echo), "GetRoom": lambda: room.GetRoom(get)},
             **{name: {"Echo": (lambda c=c: c.execute_unary(request=echo, method=method_info(RULES, "Echo"))),
                       "GetRoom": (lambda c=c: c.execute_unary(request=get, method=method_info(ROOM, "GetRoom")))}
                for name, c in (("Connect", connect), ("gRPC-Web", grpc_web))},
         }
-        for name in TRANSPORTS:  # warm-up: connections, first calls
+        for name in names:  # warm-up: connections, first calls
             for method in times:
                 for _ in range(20):
                     await calls[name][method]()
         for _ in range(rounds):
-            for name in TRANSPORTS:
+            for name in names:
                 for method in times:
                     for _ in range(per_round):
                         started = time.perf_counter()
@@ -92,6 +134,7 @@ async def unary(found: dict[str, str], rounds: int, per_round: int) -> dict[str,
                         times[method][name].append((time.perf_counter() - started) * 1000)
         await connect.close()
         await grpc_web.close()
+        await raw.close()
     return times
 
 
@@ -116,11 +159,14 @@ async def watch(found: dict[str, str], events: int) -> dict[str, list[float]]:
         first = {t: asyncio.Event() for t in TRANSPORTS}
 
         async def follow(name: str) -> None:
-            async for message in streams[name]:
-                seq = _seq(message)
-                if seq is not None:
-                    arrivals[name].setdefault(seq, time.perf_counter())
-                first[name].set()
+            try:
+                async for message in streams[name]:
+                    seq = _seq(message)
+                    if seq is not None:
+                        arrivals[name].setdefault(seq, time.perf_counter())
+                    first[name].set()
+            except (ConnectError, grpc.aio.AioRpcError):  # cancelled at the end of the measurement
+                pass
 
         tasks = [asyncio.create_task(follow(name)) for name in TRANSPORTS]
         for name in TRANSPORTS:
@@ -130,7 +176,8 @@ async def watch(found: dict[str, str], events: int) -> dict[str, list[float]]:
         for i in range(events):
             started = time.perf_counter()
             if i % 2 == 0:
-                joined = await room.JoinRoom(room_pb.JoinRoomRequest(room_id=room_id, player_name=f"p{i}"))
+                joined = await room.JoinRoom(room_pb.JoinRoomRequest(join_code=created.room.join_code,
+                                                                     player_name=f"p{i}"))
                 token, seq = joined.seat_token, joined.room.next_seq - 1
             else:
                 left = await room.LeaveRoom(room_pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
@@ -162,16 +209,17 @@ def row(name: str, values: list[float], base: list[float]) -> str:
 
 
 def markdown(res: dict) -> str:
-    out = ["## Web: browser protocol and web client (`bench/bench_web.py`)", "",
-           "`python -m hand_run` as a subprocess (every component in one process and event loop); the client "
+    out = ["`python -m hand_run` as a subprocess (every component in one process and event loop); the client "
            "runs in the bench process (grpc.aio for native gRPC, the `connectrpc` client over HTTP/1.1 for "
-           "Connect and gRPC-Web, binary protobuf, no compression). Ratios are to native gRPC in the same run.",
+           "Connect and gRPC-Web, binary protobuf, no compression; the *raw* rows send the same requests with "
+           "a minimal HTTP/1.1 client, so they show the server's share without the client library's). "
+           "Ratios are to native gRPC in the same run.",
            ""]
     for method, label in (("Echo", "`RulesService.Echo` (16 bytes)"), ("GetRoom", "`RoomService.GetRoom` (reads the store)")):
         out += [f"**Unary round trip, {label}**", "",
                 "| transport | calls | p50 | p99 | p50 ÷ native | p99 ÷ native |", "|---|---:|---:|---:|---:|---:|"]
         base = res["unary"][method]["native gRPC"]
-        out += [row(t, res["unary"][method][t], base) for t in TRANSPORTS] + [""]
+        out += [row(t, res["unary"][method][t], base) for t in (*TRANSPORTS, *RAW)] + [""]
     base = res["watch"]["native gRPC"]
     out += ["**Watch event delivery** (JoinRoom/LeaveRoom call start → the event on each transport's stream; "
             "the Kafka path dominates)", "",
