@@ -229,8 +229,8 @@ def markdown(res: dict) -> str:
     out += ["**Browser** (Debian chromium, headless, via playwright-core; one-round matches against three "
             "beginner bots; Draw and Discard clicks, measured in the page: *shown* = the click to the hand's "
             "card count changing on screen (the client draws the move at once), *confirmed* = the click to the "
-            "server's view from the Watch stream showing it: Act through Kafka to the room owner, the store, "
-            "the outbox, back through Kafka)", "",
+            "server's view from the Watch stream showing it: Act to the room's owner (in process when this "
+            "instance owns the room), the store, the outbox, Kafka, the Watch fan-out)", "",
             "| | clicks | p50 | p99 | max | goal |", "|---|---:|---:|---:|---:|---|"]
     out += [f"| {k} | {b[k]['n']} | {b[k]['p50']:.1f} ms | {b[k]['p99']:.1f} ms | {b[k]['max']:.1f} ms | "
             "p99 ≤ 100 ms |" for k in ("shown", "confirmed")] + [""]

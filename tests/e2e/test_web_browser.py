@@ -28,9 +28,10 @@ def _ensure_built() -> None:
 
 
 def test_the_web_client_plays_resumes_refuses_speaks_arabic_and_hides_hands_from_spectators(tmp_path: Path) -> None:
-    """Five browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
-    clicks to the score sheet; a reload mid-round; an illegal move's refusal in en and ar; the Arabic
-    page right to left; a spectator page without a hand."""
+    """Six browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
+    clicks to the score sheet, then its replay and the leaderboard; a reload and a dropped stream
+    mid-round; an illegal move's refusal in en and ar; the Arabic page right to left; a spectator page
+    without a hand; a take returned, and a discard by drag."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
     _ensure_built()
@@ -39,4 +40,4 @@ def test_the_web_client_plays_resumes_refuses_speaks_arabic_and_hides_hands_from
         result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,
                                 capture_output=True, text=True, timeout=480)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 5" in result.stdout, result.stdout[-3000:]
+    assert "# fail 0" in result.stdout and "# pass 6" in result.stdout, result.stdout[-3000:]

@@ -95,3 +95,23 @@ test("a spectator page shows no hand", async () => {
   await player.context().close();
   await p.context().close();
 });
+
+test("a take can be returned where the preset allows it, and a card is discarded by dragging it to the pile", async () => {
+  const p = await page(b);
+  await startMatch(p, { name: "Drag", rounds: "3" });
+  const draw = p.getByRole("button", { name: "Draw", exact: true });
+  assert.ok(await awaitTurn(p));
+  if (!(await draw.isEnabled())) { await playTurn(p); assert.ok(await awaitTurn(p)); } // the starter's discard-only turn
+  const hand = p.getByRole("region", { name: "Your hand" });
+  const before = await handLabels(p);
+  await p.getByRole("button", { name: "Take", exact: true }).click();
+  await hand.getByRole("heading", { name: `Your hand (${before.length + 1})` }).waitFor();
+  await p.getByRole("button", { name: "Return", exact: true }).click();
+  await hand.getByRole("heading", { name: `Your hand (${before.length})` }).waitFor();
+  assert.deepEqual(await handLabels(p), before);
+  await draw.click();
+  await hand.getByRole("heading", { name: `Your hand (${before.length + 1})` }).waitFor();
+  await hand.locator("button.card").first().dragTo(p.locator(".pile"));
+  await hand.getByRole("heading", { name: `Your hand (${before.length})` }).waitFor();
+  await p.context().close();
+});
