@@ -33,7 +33,7 @@ from .domain import LEVEL_NAMES, Room, decode, evolve
 from .domain.commands import (
     Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
 )
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply

@@ -33,7 +33,7 @@ from .domain import MoveMade, Room, RoundDealt, decode, encode
 from .domain.command_codec import decode_command, encode_command
 from .domain.commands import Act, Command, TurnTimeout
 from .domain.decide import Decision, decide
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, bot_request, encode_reply
