@@ -19,6 +19,7 @@ GRPC_CODES = {
     "PLAYER_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
     "SEAT_TOKEN_INVALID": grpc.StatusCode.PERMISSION_DENIED,
     "INVALID_ARGUMENT": grpc.StatusCode.INVALID_ARGUMENT,
+    "SEQ_OUT_OF_RANGE": grpc.StatusCode.OUT_OF_RANGE,
     "INTERNAL": grpc.StatusCode.INTERNAL,
 }
 MESSAGES = {
@@ -30,6 +31,8 @@ MESSAGES = {
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
     "PLAYER_NOT_FOUND": {"en": "The ledger has no record of that player.",
                          "ar": "لا يوجد في السجل لاعب بهذا المعرّف."},
+    "SEQ_OUT_OF_RANGE": {"en": "That step is past the archived events (there are {next_seq}).",
+                         "ar": "هذه الخطوة بعد آخر حدث مؤرشف (عددها {next_seq})."},
     "REPLAY_BROKEN": {"en": "This room's archive cannot be replayed.",
                       "ar": "لا يمكن إعادة عرض أرشيف هذه الغرفة."},
 }
@@ -56,7 +59,11 @@ def text(error: LedgerError, lang: str) -> str:
     if entry is None and error.code in Code.__members__:
         return rule_message(Code[error.code], error.params, lang)
     entry = entry or MESSAGES["INTERNAL"]
-    return entry.get(lang, entry["en"])
+    template = entry.get(lang, entry["en"])
+    try:
+        return template.format_map({k: str(v) for k, v in error.params.items()})
+    except (KeyError, ValueError):
+        return template.split(" (")[0].rstrip(".") + "."
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:

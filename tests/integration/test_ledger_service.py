@@ -149,6 +149,9 @@ async def test_a_replay_of_a_running_match_is_redacted_for_the_asking_seat(ledge
                                                                             seat_token="nope")))
     assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=10**6)))
+    assert (code, name) == (grpc.StatusCode.OUT_OF_RANGE, "ERROR_CODE_SEQ_OUT_OF_RANGE")
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=3,
+                                                                            from_seq=5)))
     assert (code, name) == (grpc.StatusCode.INVALID_ARGUMENT, "ERROR_CODE_INVALID_ARGUMENT")
 
 
