@@ -5,11 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
-from grpc_status import rpc_status
 
-from hand.v1 import errors_pb2
+from hand_common.refusal import DOOR_MESSAGES, Refusal, pack, refusal_status
 from hand_room.status import text as room_text
 from hand_rules.messages import language
 
@@ -44,13 +41,9 @@ def lang_of(context: grpc.aio.ServicerContext) -> str:
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:
+    if error.code in DOOR_MESSAGES:  # LIMIT_EXCEEDED, UNAUTHENTICATED, SESSION_EXPIRED, ...
+        return refusal_status(Refusal(error.code, error.detail, **error.params), lang)
     entry = MESSAGES.get(error.code)
     msg = entry.get(lang, entry["en"]) if entry else room_text(error.code, error.params, lang)
-    name = f"ERROR_CODE_{error.code}"
-    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
-    detail = errors_pb2.RuleError(code=number, message=msg,
-                                  params={k: str(v) for k, v in error.params.items()})
-    packed = any_pb2.Any()
-    packed.Pack(detail)
     code = GRPC_CODES.get(error.code, grpc.StatusCode.FAILED_PRECONDITION)
-    return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=msg, details=[packed]))
+    return pack(code, error.code, msg, error.params)

@@ -21,7 +21,7 @@ from .server import RulesServer
 
 async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
     """Serve until SIGTERM/SIGINT; engine calls run inline unless an ``executor`` is given."""
-    server = RulesServer(config.server, executor)
+    server = RulesServer(config.server, executor, limits=config.limits, identity=config.identity)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):

@@ -77,7 +77,8 @@ class Broker:
 
 class Rules(RulesServer):
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
-        super().__init__(RulesConfig.from_env(environ).server)
+        config = RulesConfig.from_env(environ)
+        super().__init__(config.server, limits=config.limits, identity=config.identity)
         self.stack = stack
 
     async def start(self) -> None:
