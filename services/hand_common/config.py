@@ -185,6 +185,7 @@ SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
         "room": ServiceSpec(name="room", module="hand_room", port_var="HAND_ROOM_PORT"),
         "bot": ServiceSpec(name="bot", module="hand_bot", port_var="HAND_BOT_PORT"),
         "ledger": ServiceSpec(name="ledger", module="hand_ledger", port_var="HAND_LEDGER_PORT"),
+        "auth": ServiceSpec(name="auth", module="hand_auth", port_var="HAND_AUTH_PORT"),
     }
 )
 
