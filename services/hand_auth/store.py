@@ -5,14 +5,17 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.refusal import Refusal
-from hand_infra._schema import make_engine
+from hand_infra._schema import SQLITE_BEGIN, make_engine
 
 from ._schema import devices, metadata, players, refresh_tokens
 
@@ -41,8 +44,17 @@ class AuthStore:
     def __init__(self, url: str) -> None:
         self.engine = make_engine(url)
 
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction; on SQLite ``BEGIN IMMEDIATE``, so concurrent sign-ins wait for
+        the lock (busy timeout) instead of failing with "database is locked" on upgrade."""
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            async with conn.begin():
+                yield conn
+
     async def start(self) -> None:
-        async with self.engine.begin() as conn:
+        async with self._write() as conn:
             await conn.run_sync(metadata.create_all)
 
     async def close(self) -> None:
@@ -56,7 +68,7 @@ class AuthStore:
     async def guest(self, device_id: str, display_name: str) -> tuple[PlayerRecord, bool]:
         """The device's player, created on first sign-in; ``(player, created)``."""
         device_hash = digest(device_id)
-        async with self.engine.begin() as conn:
+        async with self._write() as conn:
             row = (await conn.execute(select(devices.c.player_id)
                                       .where(devices.c.device_hash == device_hash))).first()
             if row is not None:
@@ -67,7 +79,7 @@ class AuthStore:
             return await self.player(row.player_id), False  # type: ignore[return-value]
         record = PlayerRecord(uuid.uuid4().hex, display_name, datetime.now(UTC))
         try:
-            async with self.engine.begin() as conn:
+            async with self._write() as conn:
                 await conn.execute(insert(players).values(
                     player_id=record.player_id, display_name=display_name, created_at=record.created_at))
                 await conn.execute(insert(devices).values(device_hash=device_hash,
@@ -81,7 +93,7 @@ class AuthStore:
         """A new refresh token (returned once, stored as its hash) and its expiry."""
         token = secrets.token_urlsafe(32)
         expires = datetime.now(UTC) + timedelta(seconds=ttl_s)
-        async with self.engine.begin() as conn:
+        async with self._write() as conn:
             await conn.execute(insert(refresh_tokens).values(
                 token_hash=digest(token), player_id=player_id, family=family or uuid.uuid4().hex,
                 expires_at=expires, spent=False))
@@ -93,7 +105,7 @@ class AuthStore:
         refresh of that sign-in fails and the player signs in again."""
         bad = Refusal("UNAUTHENTICATED", "refresh token not valid", field="refresh_token")
         token_hash = digest(token)
-        async with self.engine.begin() as conn:
+        async with self._write() as conn:
             row = (await conn.execute(select(refresh_tokens)
                                       .where(refresh_tokens.c.token_hash == token_hash))).first()
             if row is None:
