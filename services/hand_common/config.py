@@ -405,6 +405,7 @@ class RoomConfig:
     away_after_timeouts: int
     group_id: str
     limits: RateLimitConfig = RateLimitConfig()
+    identity: IdentityConfig = IdentityConfig()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -418,6 +419,7 @@ class RoomConfig:
             away_after_timeouts=env.integer("HAND_ROOM_AWAY_AFTER_TIMEOUTS", 1, 100),
             group_id=env.text("HAND_ROOM_GROUP"),
             limits=RateLimitConfig._read(env),
+            identity=IdentityConfig._read(env),
         )
         env.check("room service")
         return config

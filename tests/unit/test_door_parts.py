@@ -56,8 +56,10 @@ def test_over_long_fields_are_refused_with_their_path_and_limit() -> None:
 def test_every_named_limit_is_a_field_of_the_contract() -> None:
     from google.protobuf import descriptor_pool
 
+    import hand.v1.auth_service_pb2  # noqa: F401 - each import registers its messages
+    import hand.v1.ledger_service_pb2  # noqa: F401
+
     pool = descriptor_pool.Default()
-    import hand.v1.auth_service_pb2  # noqa: F401 - registers the auth messages
 
     for name in LIMITS:
         message, _, field = name.rpartition(".")
@@ -88,3 +90,12 @@ def test_buckets_forget_the_least_recently_seen_keys() -> None:
 def test_the_peer_bucket_is_per_address_not_per_port(peer, host) -> None:
     assert peer_host(peer) == host
 
+
+
+def test_the_contract_doc_lists_every_limit() -> None:
+    from pathlib import Path
+
+    text = (Path(__file__).parents[2] / "docs" / "contracts.md").read_text(encoding="utf-8")
+    for name, limit in LIMITS.items():
+        row = f"| `{name.removeprefix('hand.v1.')}` | {'the message size limit only' if limit is None else limit} |"
+        assert row in text, row
