@@ -15,7 +15,7 @@ from grpc_reflection.v1alpha import reflection
 from hand.v1 import auth_service_pb2, auth_service_pb2_grpc
 from hand_common.config import AuthConfig
 from hand_common.identity import Verifier
-from hand_common.serving import edge_interceptors
+from hand_common.serving import bind, edge_interceptors
 from hand_common.sessionkeys import private_key
 
 from .service import AuthService
@@ -57,10 +57,10 @@ class AuthServer:
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME],
                                             server)
         try:
-            self.port = server.add_insecure_port(self.config.server.address)
-        except RuntimeError as error:
+            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
+        except OSError:
             await self.store.close()
-            raise OSError(f"cannot listen on {self.config.server.address}: {error}") from None
+            raise
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):

@@ -144,6 +144,28 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_AUTH_REFRESH_TTL_S": EnvVar(
             "2592000", "seconds a refresh token is valid (each refresh replaces it)"
         ),
+        # --- TLS (every gRPC server; Kafka clients) ---
+        "HAND_TLS_CERT_FILE": EnvVar(
+            "", "PEM certificate chain a gRPC server presents; empty: plaintext (loopback, tests)"
+        ),
+        "HAND_TLS_KEY_FILE": EnvVar("", "PEM private key of HAND_TLS_CERT_FILE (a Secret)"),
+        "HAND_TLS_CLIENT_CA_FILE": EnvVar(
+            "", "PEM CA bundle; set: a gRPC server requires client certificates it signed (mTLS)"
+        ),
+        "HAND_TLS_CA_FILE": EnvVar(
+            "", "PEM CA bundle a service verifies the gRPC servers it dials against (TLS on)"
+        ),
+        "HAND_KAFKA_SECURITY_PROTOCOL": EnvVar(
+            "PLAINTEXT", "PLAINTEXT, SSL (TLS, optionally mutual) or SASL_SSL to the brokers"
+        ),
+        "HAND_KAFKA_CA_FILE": EnvVar("", "PEM CA bundle the brokers' certificates are checked against"),
+        "HAND_KAFKA_CERT_FILE": EnvVar("", "PEM client certificate for mutual TLS to the brokers"),
+        "HAND_KAFKA_KEY_FILE": EnvVar("", "PEM private key of HAND_KAFKA_CERT_FILE (a Secret)"),
+        "HAND_KAFKA_SASL_MECHANISM": EnvVar(
+            "SCRAM-SHA-512", "SASL mechanism with SASL_SSL: SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN"
+        ),
+        "HAND_KAFKA_SASL_USERNAME": EnvVar("", "SASL user (the Kafka principal User:<name> of the ACLs)"),
+        "HAND_KAFKA_SASL_PASSWORD": EnvVar("", "SECRET: the SASL user's password"),
         # --- load shedding (hand_common.ratelimit; every gRPC service) ---
         "HAND_RATE_PLAYER_PER_S": EnvVar(
             "20", "requests a second per signed-in player (token bucket); 0: no limit"
@@ -276,16 +298,27 @@ class GrpcServerConfig:
     max_message_bytes: int
     workers: int
     shutdown_grace_s: float
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
+    tls_client_ca_file: str = ""
 
     @classmethod
     def _read(cls, env: _Reader, host_var: str, port_var: str) -> GrpcServerConfig:
-        return cls(
+        config = cls(
             host=env.text(host_var),
             port=env.integer(port_var, 0, 65535),
             max_message_bytes=env.integer("HAND_GRPC_MAX_MESSAGE_BYTES", 1024, MAX_GRPC_MESSAGE_BYTES),
             workers=env.integer("HAND_GRPC_WORKERS", 1, 256),
             shutdown_grace_s=env.number("HAND_SHUTDOWN_GRACE_S", 0, 300),
+            tls_cert_file=env.text("HAND_TLS_CERT_FILE"),
+            tls_key_file=env.text("HAND_TLS_KEY_FILE"),
+            tls_client_ca_file=env.text("HAND_TLS_CLIENT_CA_FILE"),
         )
+        if bool(config.tls_cert_file) != bool(config.tls_key_file):
+            env.problems.append("HAND_TLS_CERT_FILE and HAND_TLS_KEY_FILE go together")
+        if config.tls_client_ca_file and not config.tls_cert_file:
+            env.problems.append("HAND_TLS_CLIENT_CA_FILE needs HAND_TLS_CERT_FILE (mTLS is TLS first)")
+        return config
 
     @property
     def address(self) -> str:

@@ -18,7 +18,7 @@ from grpc_reflection.v1alpha import reflection
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
 from hand_common.identity import Verifier
-from hand_common.serving import edge_interceptors
+from hand_common.serving import bind, edge_interceptors
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
@@ -70,10 +70,10 @@ class LedgerServer:
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
         try:
-            self.port = server.add_insecure_port(self.config.server.address)
-        except RuntimeError as error:
+            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
+        except OSError:
             await self.stop()
-            raise OSError(f"cannot listen on {self.config.server.address}: {error}") from None
+            raise
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):

@@ -21,7 +21,7 @@ from grpc_reflection.v1alpha import reflection
 from hand.v1 import rules_service_pb2, rules_service_pb2_grpc
 from hand_common.config import GrpcServerConfig, IdentityConfig, RateLimitConfig
 from hand_common.identity import Verifier
-from hand_common.serving import edge_interceptors
+from hand_common.serving import bind, edge_interceptors
 
 from .service import RulesService
 
@@ -69,10 +69,7 @@ class RulesServer:
         reflection.enable_server_reflection(
             [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
         )
-        try:
-            self.port = server.add_insecure_port(self.config.address)
-        except RuntimeError as error:  # the address is taken or cannot be bound
-            raise OSError(f"cannot listen on {self.config.address}: {error}") from None
+        self.port = bind(server, self.config)  # TLS when HAND_TLS_CERT_FILE is set
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):
