@@ -82,7 +82,8 @@ def _rules_hints() -> dict[str, list]:
                 state, _, _ = engine.random_step(state, rng)
         states.append(convert.state_to_proto(state))
         selections.append(selection)
-    return {"preset": [*engine.PRESETS, "nope"], "state": states, "rules": selections}
+    return {"preset": [*engine.PRESETS, "nope"], "state": states, "rules": selections,
+            "seat": [0, 1, 2, 3], "seats": [2, 3, 4], "round_no": [1, 2]}
 
 
 async def _ledger_counts(server: LedgerServer) -> dict[str, int]:
