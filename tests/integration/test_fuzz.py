@@ -6,9 +6,12 @@ the ledger's store is unchanged (its RPCs only read).
 
 ``HAND_FUZZ_REQUESTS`` (default 240) requests per RPC, ``HAND_FUZZ_SEED`` (default 11);
 ``make fuzz`` runs many more. Add a service by appending a ``Target`` to ``TARGETS``: its
-service descriptor, an async context manager that starts a server and yields
-``(address, hints, check)``, where ``hints`` maps field names to values the server knows
-and ``check`` is an async callable run after the fuzzing (e.g. "nothing changed").
+service descriptor and an async context manager ``start(tmp_path, request)`` (``request``:
+the pytest ``FixtureRequest``, e.g. ``request.getfixturevalue("broker")`` for a server that
+needs Kafka) that starts a server and yields ``(address, hints, check)``: ``hints`` maps
+field names to values the server knows (a room id, a seat token, a real position) and
+``check`` is an async callable run after the fuzzing (e.g. "the rooms the fuzzer holds no
+token for are unchanged").
 """
 
 from __future__ import annotations
@@ -50,7 +53,7 @@ Started = tuple[str, Mapping[str, Sequence], Callable[[], Awaitable[None]]]
 class Target:
     name: str
     service: object  # a ServiceDescriptor
-    start: Callable[[Path], AsyncIterator[Started]]
+    start: Callable[[Path, pytest.FixtureRequest], AsyncIterator[Started]]
 
 
 async def _nothing() -> None:
@@ -58,7 +61,7 @@ async def _nothing() -> None:
 
 
 @asynccontextmanager
-async def rules_server(tmp: Path) -> AsyncIterator[Started]:
+async def rules_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterator[Started]:
     config = RulesConfig.from_env({"HAND_RULES_PORT": "0", "HAND_SHUTDOWN_GRACE_S": "0", **NO_RATE_LIMIT,
                                    "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key")})
     server = RulesServer(config.server, limits=config.limits, identity=config.identity)
@@ -93,7 +96,7 @@ async def _ledger_counts(server: LedgerServer) -> dict[str, int]:
 
 
 @asynccontextmanager
-async def ledger_server(tmp: Path) -> AsyncIterator[Started]:
+async def ledger_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterator[Started]:
     config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_SHUTDOWN_GRACE_S": "0", **NO_RATE_LIMIT,
                                     "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key"),
                                     "HAND_LEDGER_URL": f"sqlite:///{tmp / 'ledger.db'}"})
@@ -118,7 +121,7 @@ async def ledger_server(tmp: Path) -> AsyncIterator[Started]:
 
 
 @asynccontextmanager
-async def auth_server(tmp: Path) -> AsyncIterator[Started]:
+async def auth_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterator[Started]:
     config = AuthConfig.from_env({"HAND_AUTH_PORT": "0", "HAND_SHUTDOWN_GRACE_S": "0", **NO_RATE_LIMIT,
                                   "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key"),
                                   "HAND_AUTH_URL": f"sqlite:///{tmp / 'auth.db'}"})
@@ -145,9 +148,9 @@ TARGETS = [
 
 @pytest.mark.parametrize("target", TARGETS, ids=lambda t: t.name)
 async def test_no_request_ends_in_unknown_or_internal_and_the_server_keeps_serving(
-        target: Target, tmp_path: Path) -> None:
+        target: Target, tmp_path: Path, request: pytest.FixtureRequest) -> None:
     tally = Tally()
-    async with target.start(tmp_path) as (address, hints, check):
+    async with target.start(tmp_path, request) as (address, hints, check):
         async with grpc.aio.insecure_channel(address) as channel:
             for method in target.service.methods:
                 rng = random.Random(f"{SEED}:{target.name}:{method.name}")
