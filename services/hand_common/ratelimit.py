@@ -9,7 +9,9 @@ empty is refused with ``RESOURCE_EXHAUSTED`` and a ``RuleError``
 ``per_s`` and ``retry_after_ms``. Server-streaming calls (Watch) also count
 against ``streams_per_player`` / ``streams_per_peer`` while they stay open.
 Health checks and reflection are exempt. Buckets live in a bounded LRU
-(``tracked_keys``), so a flood of distinct peers cannot grow memory.
+(``tracked_keys``), so a flood of distinct peers cannot grow memory, and
+refusals are logged at most once a second per limit (with their count), so
+a flood cannot grow the log either.
 
     server = grpc.aio.server(interceptors=[RateLimitInterceptor(config.limits, verifier),
                                            DoorInterceptor()])
@@ -35,6 +37,7 @@ from .refusal import Refusal
 __all__ = ["Buckets", "RateLimitInterceptor", "peer_host"]
 
 log = structlog.get_logger("hand_common.ratelimit")
+LOG_EVERY_S = 1.0
 
 
 class Buckets:
@@ -83,6 +86,8 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):
         self._peers = Buckets(config.peer_per_s, config.peer_burst, config.tracked_keys, clock)
         self._streams: Counter[str] = Counter()
         self.refused: Counter[str] = Counter()  # limit name → refusals (tests, metrics)
+        self._clock = clock
+        self._logged: dict[str, tuple[float, int]] = {}  # limit → (last line at, refusals then)
 
     def _player(self, context: grpc.aio.ServicerContext) -> str | None:
         if self.verifier is None:
@@ -99,7 +104,11 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):
     async def _refuse(self, context, limit: str, per_s: float | int, wait_s: float) -> None:
         self.refused[limit] += 1
         retry_ms = max(1, math.ceil(wait_s * 1000))
-        log.info("rate_limited", limit=limit, retry_after_ms=retry_ms)
+        now, (at, before) = self._clock(), self._logged.get(limit, (-LOG_EVERY_S, 0))
+        if now - at >= LOG_EVERY_S:  # one line a second per limit, however hard the flood
+            log.info("rate_limited", limit=limit, refused=self.refused[limit] - before,
+                     retry_after_ms=retry_ms)
+            self._logged[limit] = (now, self.refused[limit])
         await abort_refusal(context, Refusal("RATE_LIMITED", limit, limit=limit, per_s=per_s,
                                              retry_after_ms=retry_ms))
 
