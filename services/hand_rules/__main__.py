@@ -28,7 +28,7 @@ async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await server.start()
-    except OSError as error:
+    except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
         structlog.get_logger("hand_rules").error("cannot start", error=str(error))
         raise SystemExit(1) from None
     try:
