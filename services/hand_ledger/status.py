@@ -6,9 +6,9 @@ from typing import Any
 
 import grpc
 
+from hand_common.language import language_of
 from hand_common.refusal import DOOR_MESSAGES, Refusal, pack, refusal_status
 from hand_room.status import text as room_text
-from hand_rules.messages import language
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
@@ -34,10 +34,7 @@ class LedgerError(Exception):
 
 
 def lang_of(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:
