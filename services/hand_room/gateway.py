@@ -87,6 +87,9 @@ def _rpc(fn):
         with structlog.contextvars.bound_contextvars(room_id=room_id, rpc=name):
             try:
                 return await fn(self, request, context)
+            except grpc.aio.AbortError:
+                code = "ABORTED_BY_HELPER"  # already answered (e.g. a bad session token)
+                raise
             except (RoomError, RuleViolation, KafkaError, Exception) as exc:
                 if isinstance(exc, asyncio.CancelledError):
                     raise
@@ -273,7 +276,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             try:
                 async for msg in self._watch(request):
                     yield msg
-            except asyncio.CancelledError:
+            except (asyncio.CancelledError, grpc.aio.AbortError):
                 raise
             except Exception as exc:
                 code, params = _failure(exc)

@@ -139,10 +139,47 @@ async def auth_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterato
         await server.stop(0)
 
 
+@asynccontextmanager
+async def room_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterator[Started]:
+    """A room instance with a started match the fuzzer may act in (its host's token is a hint)
+    and a second room it holds no token for: that one must not change at all."""
+    from hand.v1 import room_service_pb2 as rpb
+    from hand.v1 import room_service_pb2_grpc as rpb_grpc
+    from tests.integration.room_support import create_room, join_all, make_topics, start_instance, topics_for
+
+    broker = request.getfixturevalue("broker")
+    unique = request.getfixturevalue("unique")
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp / 'events.db'}", **NO_RATE_LIMIT,
+                                  HAND_AUTH_DEV_KEY_FILE=str(tmp / "dev.key"))
+    channel = grpc.aio.insecure_channel(server.target)
+    stub = rpb_grpc.RoomServiceStub(channel)
+    created, players = await create_room(stub, "hand", seats=2, rounds=1, turn_seconds=600, public=True)
+    await join_all(stub, created, players, 2)
+    await stub.StartMatch(rpb.StartMatchRequest(room_id=created.room.room_id, seat_token=players[0].token, seed=3))
+    victim, _ = await create_room(stub, "hand", seats=3, rounds=1)
+    victim_id = victim.room.room_id
+    before = (await stub.GetRoom(rpb.GetRoomRequest(room_id=victim_id))).room
+    hints = {"room_id": [created.room.room_id, victim_id], "seat_token": [players[0].token, players[1].token],
+             "join_code": [created.room.join_code], "action_id": ["a1", "a2"], "from_seq": [0, 3, 10**6]}
+
+    async def untouched() -> None:
+        after = (await stub.GetRoom(rpb.GetRoomRequest(room_id=victim_id))).room
+        assert after.next_seq == before.next_seq and list(after.seats) == list(before.seats)
+
+    try:
+        yield server.target, hints, untouched
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
+
+
 TARGETS = [
     Target("rules", rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"], rules_server),
     Target("ledger", ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"], ledger_server),
     Target("auth", auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"], auth_server),
+    Target("room", __import__("hand.v1.room_service_pb2", fromlist=["x"]).DESCRIPTOR.services_by_name[
+        "RoomService"], room_server),
 ]
 
 
