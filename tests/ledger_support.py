@@ -36,7 +36,7 @@ from hand_ledger.ordering import Delivered
 from hand_room.domain import Recorded, Room, encode, private
 from hand_room.domain.commands import Act, Command, CreateRoom, JoinRoom, StartMatch
 from hand_room.domain.decide import decide
-from hand_room.errors import RoomError
+from hand_room.domain.errors import RoomError
 from hand_room.rules_port import LocalRules
 
 

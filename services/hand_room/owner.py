@@ -33,7 +33,7 @@ from .domain import MoveMade, Room, RoundDealt, decode, encode
 from .domain.command_codec import decode_command, encode_command
 from .domain.commands import Act, Command, TurnTimeout
 from .domain.decide import Decision, decide
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, bot_request, encode_reply
@@ -219,8 +219,8 @@ class RoomOwner:
                 room = p.decision.room
                 self.repo.put(room)
                 if self.feeds is not None:  # this instance's streams see it before the topic does
-                    for rec in p.decision.events:
-                        self.feeds.offer(rec)
+                    for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
+                        self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
                 if p.before is None or _listing(p.before) != _listing(room):
                     await self.index.upsert(room)

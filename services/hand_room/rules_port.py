@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
 
 import hand_engine as eng
-from hand_engine import Action, Options, RoundState
+from .domain.ports import RulesPort
 
-
-class RulesPort(Protocol):
-    async def start_round(self, options: Options, n: int, *, seed: int, dealer: int | None,
-                          round_no: int) -> tuple[RoundState, Sequence[Any]]: ...
-
-    async def apply(self, state: RoundState, seat: int, action: Action) -> tuple[RoundState, Sequence[Any]]: ...
-
-    async def auto_turn(self, state: RoundState) -> list[Action]: ...
+__all__ = ["GrpcRules", "LocalRules", "RulesPort"]
 
 
 class LocalRules:
@@ -58,7 +50,7 @@ class GrpcRules:
         from hand_engine import Code, RuleViolation
         from hand_rules.errors import from_status
 
-        from .errors import RoomCode, RoomError
+        from .domain.errors import RoomCode, RoomError
 
         try:
             return await method(request, timeout=self.timeout_s)

@@ -21,12 +21,12 @@ import structlog
 import hand_engine as engine
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc
+from hand_common.language import language_of
 from hand_engine import Code, RoundState, RuleViolation
 
 from . import convert
 from .convert._enums import EnumCodec
 from .errors import status_code, to_status
-from .messages import language
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -36,7 +36,7 @@ _Req = TypeVar("_Req")
 def _state(request: Any) -> RoundState:
     """The request's client-supplied state, decoded and checked (``INVALID_STATE``)."""
     if not request.HasField("state"):
-        raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing")
+        raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing", field="state")
     state = convert.state_from_proto(request.state)
     engine.check_state(state)
     return state
@@ -44,7 +44,7 @@ def _state(request: Any) -> RoundState:
 
 def _seat(seat: int, state: RoundState) -> int:
     if not 0 <= seat < state.n:
-        raise RuleViolation(Code.INVALID_ARGUMENT, f"no seat {seat}", seat=seat)
+        raise RuleViolation(Code.INVALID_ARGUMENT, f"no seat {seat}", seat=seat, field="seat", min=0, max=state.n - 1)
     return seat
 
 
@@ -99,10 +99,7 @@ def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
 
 
 def _language(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
@@ -121,7 +118,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
         options = convert.selection_from_proto(request.rules)
         deal = request.WhichOneof("deal")
         if deal is None:
-            raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck")
+            raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")
         state, events = engine.start_round(
             options, request.seats,
             seed=request.deck.seed if deal == "deck" else request.seed,

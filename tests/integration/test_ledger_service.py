@@ -98,8 +98,9 @@ async def test_player_stats_and_the_leaderboard(ledger) -> None:
     assert 0 <= stats.opening_rate <= 1 and stats.rating.sigma < 25 / 3
     assert stats.rating.ordinal == pytest.approx(stats.rating.mu - 3 * stats.rating.sigma)
     page = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, min_matches=1))
-    assert [e.rank for e in page.entries] == [1, 2] and page.next_page_token == "2"
-    rest = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, page_token="2"))
+    assert [e.rank for e in page.entries] == [1, 2] and page.next_page_token
+    rest = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2,
+                                                                     page_token=page.next_page_token))
     assert [e.rank for e in rest.entries] == [3, 4] and not rest.next_page_token
     ordinals = [e.stats.rating.ordinal for e in [*page.entries, *rest.entries]]
     assert ordinals == sorted(ordinals, reverse=True)
@@ -149,6 +150,9 @@ async def test_a_replay_of_a_running_match_is_redacted_for_the_asking_seat(ledge
                                                                             seat_token="nope")))
     assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=10**6)))
+    assert (code, name) == (grpc.StatusCode.OUT_OF_RANGE, "ERROR_CODE_SEQ_OUT_OF_RANGE")
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=3,
+                                                                            from_seq=5)))
     assert (code, name) == (grpc.StatusCode.INVALID_ARGUMENT, "ERROR_CODE_INVALID_ARGUMENT")
 
 
