@@ -63,8 +63,8 @@ class LedgerServer:
                                            topic=self.topic or ROOM_EVENTS)
             await self.consumer.start()
         verifier = Verifier.from_config(self.config.identity)
-        server = grpc.aio.server(options=self.config.server.channel_options(),
-                                 interceptors=edge_interceptors(self.config.limits, verifier))
+        self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers pass them too (hand_web)
+        server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
         self.servicer = LedgerService(self.store, verifier=verifier)  # also served to browsers by hand_web
         self.servicer_descriptor = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
         ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, server)

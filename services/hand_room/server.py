@@ -82,8 +82,8 @@ class RoomServer:
                            feeds=self.feeds)
             await self.bus.start()
             verifier = Verifier.from_config(self.config.identity)
-            server = grpc.aio.server(options=self.config.server.channel_options(),
-                                     interceptors=edge_interceptors(self.config.limits, verifier))
+            self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers too (hand_web)
+            server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
             # the gateway is also served to browsers by hand_web (make run)
             self.gateway = RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
                                        presence_grace_s=self.config.presence_grace_s,

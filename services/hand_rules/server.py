@@ -60,9 +60,10 @@ class RulesServer:
 
     async def start(self) -> None:
         verifier = Verifier.from_config(self._identity) if self._identity is not None else None
+        self.interceptors = edge_interceptors(self._limits, verifier)  # browsers pass them too (hand_web)
         server = grpc.aio.server(
             options=[*self.config.channel_options(), ("grpc.so_reuseport", 0)],
-            interceptors=edge_interceptors(self._limits, verifier),
+            interceptors=self.interceptors,
         )
         self.servicer = RulesService(self._executor)  # also served to browsers by hand_web
         self.servicer_descriptor = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]

@@ -45,7 +45,7 @@ class Stack:
 
     kafka: KafkaSettings | None = None
     rules_target: str = ""
-    #: (servicer, service descriptor) of each gRPC service, also served to browsers by ``Web``
+    #: (servicer, service descriptor, its interceptors) of each gRPC service, also served to browsers by ``Web``
     servicers: list = dataclasses.field(default_factory=list)
 
 
@@ -87,7 +87,7 @@ class Rules(RulesServer):
     async def start(self) -> None:
         await super().start()
         self.stack.rules_target = self.target
-        self.stack.servicers.append((self.servicer, self.servicer_descriptor))
+        self.stack.servicers.append((self.servicer, self.servicer_descriptor, self.interceptors))
 
 
 class Room:
@@ -111,7 +111,7 @@ class Room:
 
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
-        self.stack.servicers.append((self.server.gateway, self.server.gateway_descriptor))
+        self.stack.servicers.append((self.server.gateway, self.server.gateway_descriptor, self.server.interceptors))
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -159,7 +159,8 @@ class Ledger:
 
         self.server = LedgerServer(self.config, self.stack.kafka)
         await self.server.start()
-        self.stack.servicers.append((self.server.servicer, self.server.servicer_descriptor))
+        self.stack.servicers.append((self.server.servicer, self.server.servicer_descriptor,
+                                     self.server.interceptors))
 
     async def stop(self) -> None:
         if self.server is not None:

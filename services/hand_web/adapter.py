@@ -10,17 +10,22 @@ refusal carries its ``hand.v1.RuleError`` (stable code, ar/en message) on
 every transport: in the Connect error JSON and in the gRPC-Web trailers.
 
 Endpoints are built from the service descriptor, so no Connect code
-generator is needed (the generated ``*_pb2`` classes are enough).
+generator is needed (the generated ``*_pb2`` classes are enough). The
+service's own ``grpc.aio.ServerInterceptor`` instances (the edge: the door's
+field limits and undecodable-request refusals, the rate limits and stream
+caps, ``hand_common.serving.edge_interceptors``) wrap every browser call
+too, sharing their state (token buckets, stream counts) with native gRPC.
 """
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 from connectrpc.code import Code
-from connectrpc.compat import google_protobuf_codecs
+from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
@@ -29,6 +34,8 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
+
+from hand_common.door import MALFORMED
 
 __all__ = ["BrowserContext", "ServiceApp", "aborted", "method_info"]
 
@@ -59,7 +66,9 @@ class BrowserContext:
         return tuple((k.lower(), v) for k, v in self._ctx.request_headers.allitems())
 
     def peer(self) -> str:
-        return f"http:{self._ctx.client_address or ''}"
+        """The client as grpc names it (``ipv4:host:port``), so per-peer limits key alike."""
+        host, _, port = (self._ctx.client_address or "").rpartition(":")
+        return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
     async def abort(self, code: grpc.StatusCode, details: str = "",
                     trailing_metadata: Sequence[tuple[str, Any]] = ()) -> None:
@@ -77,44 +86,98 @@ def method_info(service: ServiceDescriptor, name: str) -> MethodInfo:
         stream_type=StreamType.SERVER_STREAM if m.server_streaming else StreamType.UNARY)
 
 
-def _endpoints(servicer: object, service: ServiceDescriptor) -> dict[str, Endpoint]:
-    out: dict[str, Endpoint] = {}
-    for m in service.methods:
-        if m.client_streaming:
-            continue  # none in hand.v1; connectrpc would need a request stream adapter
-        info = method_info(service, m.name)
-        handler = getattr(servicer, m.name)
-        out[f"/{service.full_name}/{m.name}"] = (
-            Endpoint.server_stream(info, _stream(handler)) if m.server_streaming
-            else Endpoint.unary(info, _unary(handler)))
-    return out
+class _CallDetails(NamedTuple):
+    """``grpc.HandlerCallDetails`` for the interceptors."""
+
+    method: str
+    invocation_metadata: tuple[tuple[str, str], ...]
 
 
-def _unary(handler):
-    async def call(request, ctx: RequestContext):
-        return await handler(request, BrowserContext(ctx))
-    return call
+class _Guarded:
+    """A codec whose undecodable requests become ``MALFORMED`` (the door refuses them, as on gRPC)."""
+
+    def __init__(self, codec) -> None:
+        self._codec = codec
+
+    def name(self) -> str:
+        return self._codec.name()
+
+    def encode(self, message) -> bytes:
+        return self._codec.encode(message)
+
+    def decode(self, data, message_class):
+        try:
+            return self._codec.decode(data, message_class)
+        except Exception:  # DecodeError, a JSON ParseError, anything a parser raises on bad bytes
+            return MALFORMED
 
 
-def _stream(handler):
-    async def call(request, ctx: RequestContext) -> AsyncIterator[Any]:
-        stream = handler(request, BrowserContext(ctx))
+async def _maybe(result: Any) -> Any:
+    return await result if inspect.isawaitable(result) else result
+
+
+class _Method:
+    """One RPC: the servicer's method behind the service's interceptors, called per request."""
+
+    def __init__(self, path: str, handler, server_streaming: bool, interceptors: Sequence[Any]) -> None:
+        self.path, self.interceptors = path, tuple(interceptors)
+        self.streaming = server_streaming
+        make = grpc.unary_stream_rpc_method_handler if server_streaming else grpc.unary_unary_rpc_method_handler
+        self.base = make(handler)
+
+    async def _handler(self, context: BrowserContext):
+        details = _CallDetails(self.path, context.invocation_metadata())
+
+        async def chain(i: int, d: _CallDetails):
+            if i == len(self.interceptors):
+                return self.base
+            return await self.interceptors[i].intercept_service(lambda dd: chain(i + 1, dd), d)
+
+        return await chain(0, details)
+
+    async def unary(self, request, ctx: RequestContext):
+        context = BrowserContext(ctx)
+        handler = await self._handler(context)
+        if request is MALFORMED and handler is self.base:  # no door in front of this servicer
+            raise ConnectError(Code.INVALID_ARGUMENT, "undecodable request")
+        return await _maybe(handler.unary_unary(request, context))
+
+    async def stream(self, request, ctx: RequestContext) -> AsyncIterator[Any]:
+        context = BrowserContext(ctx)
+        handler = await self._handler(context)
+        if request is MALFORMED and handler is self.base:
+            raise ConnectError(Code.INVALID_ARGUMENT, "undecodable request")
+        stream = handler.unary_stream(request, context)
         try:
             async for message in stream:
                 yield message
         finally:
             await stream.aclose()
-    return call
+
+
+def _endpoints(servicer: object, service: ServiceDescriptor, interceptors: Sequence[Any]) -> dict[str, Endpoint]:
+    out: dict[str, Endpoint] = {}
+    for m in service.methods:
+        if m.client_streaming:
+            continue  # none in hand.v1; connectrpc would need a request stream adapter
+        info = method_info(service, m.name)
+        path = f"/{service.full_name}/{m.name}"
+        method = _Method(path, getattr(servicer, m.name), m.server_streaming, interceptors)
+        out[path] = (Endpoint.server_stream(info, method.stream) if m.server_streaming
+                     else Endpoint.unary(info, method.unary))
+    return out
 
 
 class ServiceApp(ConnectASGIApplication):
-    """One gRPC service (its servicer object) as a Connect / gRPC-Web ASGI application."""
+    """One gRPC service (its servicer object, behind its server's interceptors) as a Connect /
+    gRPC-Web ASGI application."""
 
-    def __init__(self, servicer: object, service: ServiceDescriptor, **kwargs: Any) -> None:
+    def __init__(self, servicer: object, service: ServiceDescriptor, interceptors: Sequence[Any] = (),
+                 **kwargs: Any) -> None:
         self._service_name = service.full_name
-        endpoints: Mapping[str, Endpoint] = _endpoints(servicer, service)
-        super().__init__(service=servicer, endpoints=lambda _s: endpoints,
-                         codecs=google_protobuf_codecs(), **kwargs)
+        endpoints: Mapping[str, Endpoint] = _endpoints(servicer, service, interceptors)
+        codecs = [_Guarded(google_protobuf_binary_codec()), _Guarded(google_protobuf_json_codec())]
+        super().__init__(service=servicer, endpoints=lambda _s: endpoints, codecs=codecs, **kwargs)
 
     @property
     def path(self) -> str:

@@ -14,7 +14,6 @@ from pathlib import Path
 
 import structlog
 import uvicorn
-from google.protobuf.descriptor import ServiceDescriptor
 
 from hand_common.config import WebConfig
 
@@ -38,10 +37,11 @@ class WebServer:
 
     name = "web"
 
-    def __init__(self, config: WebConfig, services: Iterable[tuple[object, ServiceDescriptor]]) -> None:
+    def __init__(self, config: WebConfig, services: Iterable[tuple]) -> None:
+        """``services``: ``(servicer, service descriptor[, its server's interceptors])`` each."""
         self.config = config
         static = Path(config.static_dir) if config.static_dir else DEFAULT_STATIC_DIR
-        self.app = WebApp([ServiceApp(servicer, desc) for servicer, desc in services],
+        self.app = WebApp([ServiceApp(*entry) for entry in services],
                           static if static.is_dir() else None, config.cors_origins)
         self.port = 0
         self._server: _Server | None = None

@@ -1,6 +1,7 @@
 """The browser protocol: the rules servicer over Connect and gRPC-Web (``hand_web``) answers as it
-does over native gRPC — same payloads, same error codes, RuleError details and ar/en messages — and
-CORS follows ``HAND_WEB_CORS_ORIGINS``."""
+does over native gRPC — same payloads, same error codes, RuleError details and ar/en messages, the
+same edge (the door's limits and undecodable-request refusals, rate limits shared with native gRPC)
+— and CORS follows ``HAND_WEB_CORS_ORIGINS``."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from connectrpc.protocol import ProtocolType
 from hand.v1 import errors_pb2
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc as pb_grpc
-from hand_common.config import RulesConfig, WebConfig
+from hand_common.config import RateLimitConfig, RulesConfig, WebConfig
 from hand_rules.server import RulesServer
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
@@ -32,7 +33,7 @@ async def servers() -> AsyncIterator[tuple[RulesServer, WebServer]]:
     rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": "0"}).server)
     await rules.start()
     web = WebServer(WebConfig.from_env({"HAND_WEB_PORT": "0", "HAND_WEB_CORS_ORIGINS": "http://app.example"}),
-                    [(rules.servicer, rules.servicer_descriptor)])
+                    [(rules.servicer, rules.servicer_descriptor, rules.interceptors)])
     await web.start()
     try:
         yield rules, web
@@ -98,3 +99,73 @@ async def test_cors_allows_only_the_configured_origins(servers) -> None:
     assert "connect-protocol-version" in allowed.getheader("access-control-allow-headers")
     refused = await asyncio.to_thread(_preflight, web, "http://elsewhere.example")
     assert refused.status == 403 and refused.getheader("access-control-allow-origin") is None
+
+
+def _client(web: WebServer, protocol: ProtocolType) -> ConnectClient:
+    return ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
+                         send_compression=None)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
+async def test_the_door_refuses_a_field_over_its_limit_as_on_native_grpc(servers, protocol: ProtocolType) -> None:
+    rules, web = servers
+    request = pb.StartRoundRequest(rules={"preset": "x" * 40}, seats=4, seed=1)  # preset: at most 32
+    async with grpc.aio.insecure_channel(rules.target) as channel:
+        with pytest.raises(grpc.aio.AioRpcError) as native:
+            await pb_grpc.RulesServiceStub(channel).StartRound(request)
+    async with _client(web, protocol) as client:
+        with pytest.raises(ConnectError) as browser:
+            await client.execute_unary(request=request, method=method_info(SERVICE, "StartRound"))
+    assert browser.value.code.name == native.value.code().name == "INVALID_ARGUMENT"
+    error = errors_pb2.RuleError.FromString(browser.value.details[0].message_bytes)
+    assert error.code == errors_pb2.ERROR_CODE_LIMIT_EXCEEDED
+    assert error.params["field"] == "rules.preset" and error.params["limit"] == "32"
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
+async def test_undecodable_bytes_are_invalid_argument_not_unknown(servers, protocol: ProtocolType) -> None:
+    _, web = servers
+
+    class Raw:  # a codec that sends the bytes as they are
+        def name(self) -> str:
+            return "proto"
+
+        def encode(self, message: bytes) -> bytes:
+            return message
+
+        def decode(self, data, message_class):
+            return message_class.FromString(data)
+
+    async with ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=Raw(), send_compression=None) as client:
+        with pytest.raises(ConnectError) as browser:
+            await client.execute_unary(request=b"\xff\xff\xff", method=method_info(SERVICE, "StartRound"))
+    assert browser.value.code.name == "INVALID_ARGUMENT"
+    error = errors_pb2.RuleError.FromString(browser.value.details[0].message_bytes)
+    assert error.code == errors_pb2.ERROR_CODE_INVALID_ARGUMENT and error.params["field"] == "(request)"
+
+
+async def test_rate_limits_count_browser_and_native_calls_together() -> None:
+    limits = RateLimitConfig(peer_per_s=0.001, peer_burst=3)
+    rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": "0"}).server, limits=limits)
+    await rules.start()
+    web = WebServer(WebConfig.from_env({"HAND_WEB_PORT": "0"}),
+                    [(rules.servicer, rules.servicer_descriptor, rules.interceptors)])
+    await web.start()
+    try:
+        echo = pb.EchoRequest(payload=b"x")
+        async with grpc.aio.insecure_channel(rules.target) as channel:
+            stub = pb_grpc.RulesServiceStub(channel)
+            await stub.Echo(echo)
+            async with _client(web, ProtocolType.CONNECT) as client:
+                await client.execute_unary(request=echo, method=method_info(SERVICE, "Echo"))
+                await client.execute_unary(request=echo, method=method_info(SERVICE, "Echo"))
+                with pytest.raises(ConnectError) as browser:  # the loopback peer's burst of 3 is spent
+                    await client.execute_unary(request=echo, method=method_info(SERVICE, "Echo"))
+            with pytest.raises(grpc.aio.AioRpcError) as native:
+                await stub.Echo(echo)
+        assert browser.value.code.name == native.value.code().name == "RESOURCE_EXHAUSTED"
+        error = errors_pb2.RuleError.FromString(browser.value.details[0].message_bytes)
+        assert error.code == errors_pb2.ERROR_CODE_RATE_LIMITED
+    finally:
+        await web.stop()
+        await rules.stop(0)
