@@ -40,4 +40,4 @@ def test_the_web_client_plays_resumes_refuses_speaks_arabic_and_hides_hands_from
         result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,
                                 capture_output=True, text=True, timeout=480)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 6" in result.stdout, result.stdout[-3000:]
+    assert "# fail 0" in result.stdout and "# pass 7" in result.stdout, result.stdout[-3000:]

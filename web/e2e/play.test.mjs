@@ -115,3 +115,29 @@ test("a take can be returned where the preset allows it, and a card is discarded
   await hand.getByRole("heading", { name: `Your hand (${before.length})` }).waitFor();
   await p.context().close();
 });
+
+test("a second player finds a public table in the lobby and joins it; a private one is joined by its code", async () => {
+  const host = await page(b);
+  await host.goto(URL_);
+  await host.getByLabel("Your name").fill("Host");
+  await host.getByLabel("Seats").selectOption("3");
+  await host.getByRole("button", { name: "Create", exact: true }).click();
+  await host.getByText("Waiting for players").waitFor();
+  const guest = await page(b);
+  await guest.goto(URL_);
+  await guest.getByLabel("Your name").fill("Guest");
+  await guest.getByRole("listitem").filter({ hasText: "1/3" }).getByRole("button", { name: "Join" }).first().click();
+  await guest.getByText("Waiting for players").waitFor();
+  await host.getByRole("listitem").filter({ hasText: "Guest" }).waitFor(); // the host's page follows the room
+
+  await host.goto(URL_);
+  await host.getByLabel("Private").check();
+  await host.getByRole("button", { name: "Create", exact: true }).click();
+  const code = await host.locator(".code").innerText();
+  await guest.goto(URL_);
+  await guest.getByLabel("Code").fill(code);
+  await guest.getByRole("button", { name: "Join", exact: true }).first().click(); // the code form comes before the list
+  await guest.getByText(code).waitFor();
+  await host.context().close();
+  await guest.context().close();
+});
