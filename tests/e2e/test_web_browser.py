@@ -27,11 +27,11 @@ def _ensure_built() -> None:
         subprocess.run(["node", "build.mjs"], cwd=WEB, check=True)
 
 
-def test_the_web_client_plays_resumes_refuses_speaks_arabic_and_hides_hands_from_spectators(tmp_path: Path) -> None:
-    """Six browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
+def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path) -> None:
+    """Seven browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
     clicks to the score sheet, then its replay and the leaderboard; a reload and a dropped stream
     mid-round; an illegal move's refusal in en and ar; the Arabic page right to left; a spectator page
-    without a hand; a take returned, and a discard by drag."""
+    without a hand; a take returned, and a discard by drag; joining from the lobby and by code."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
     _ensure_built()
