@@ -33,7 +33,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
           <td>{name(s.seat)}</td>
           <td class="left">{s.cardsLeft.map((c) => <Card id={c} small />)}</td>
           <td>{s.score}</td>
-          <td>{room.standings.find((x) => x.unit === s.seat)?.total ?? ""}</td>
+          <td>{room.standings.find((x) => x.unit === (room.options?.partnership ? (s.seat ?? 0) % 2 : s.seat))?.total ?? ""}</td>
         </tr>)}</tbody>
       </table>
       {sheet && sheet.rounds.length > 1 && <p>{sheet.rounds.length} {tx.rounds}</p>}

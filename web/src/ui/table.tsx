@@ -222,7 +222,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       </section>
       <section class="hand" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null} data-held={view.hand.length}>
         <h3>{tx.yourHand} ({hand.length + (optimistic?.draw ? 1 : 0)})</h3>
-        <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} onClick={() => toggle(c)} drag={`hand:${c}`} />)}
+        <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
+          onClick={() => toggle(c)} drag={`hand:${c}`} />)}
           {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
         <div class="row">
           <button type="button" class="primary" onClick={() => selected.length === 1 && discard(selected[0]).then((ok) => ok && setSelected([]))}
