@@ -139,6 +139,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "empty: same origin only"
         ),
         "HAND_WEB_STATIC_DIR": EnvVar("", "folder of the built web app; empty: web/dist of the checkout"),
+        "HAND_WEB_ENABLED": EnvVar(
+            "off", "on: python -m hand_rules / hand_room / hand_ledger also serve their service over "
+            "Connect and gRPC-Web on HAND_WEB_HOST:HAND_WEB_PORT (make run always does, for all three)"
+        ),
         # --- player identity (hand_auth issues, hand_common.identity verifies) ---
         "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
         "HAND_AUTH_PORT": EnvVar("50055", "gRPC port of the auth service; 0 picks a free port"),
@@ -535,6 +539,7 @@ class WebConfig:
     cors_origins: tuple[str, ...]
     static_dir: str
     log: LogConfig
+    enabled: bool = False
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebConfig:
@@ -546,6 +551,7 @@ class WebConfig:
             cors_origins=origins,
             static_dir=env._raw("HAND_WEB_STATIC_DIR"),
             log=LogConfig._read(env),
+            enabled=env.choice("HAND_WEB_ENABLED", ("on", "off")) == "on",
         )
         env.check("web server")
         return config

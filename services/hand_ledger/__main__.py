@@ -13,6 +13,7 @@ import structlog
 
 from hand_common.config import LedgerConfig, load_or_exit
 from hand_common.logging import configure_logging
+from hand_web.server import start_beside
 from hand_infra.settings import kafka_settings
 
 from .server import LedgerServer
@@ -33,9 +34,13 @@ async def serve(config: LedgerConfig) -> None:
         structlog.get_logger("hand_ledger").error("cannot start", error=str(error))
         raise SystemExit(1) from None
     print(f"ledger service listening on {server.target}", flush=True)
+    web = None
     try:
+        web = await start_beside(server)  # Connect + gRPC-Web too when HAND_WEB_ENABLED=on
         await stop.wait()
     finally:
+        if web is not None:
+            await web.stop()
         await server.stop()
 
 

@@ -67,6 +67,7 @@ class LedgerServer:
         server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
         self.servicer = LedgerService(self.store, verifier=verifier)  # also served to browsers by hand_web
         self.servicer_descriptor = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
+        self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
         ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)

@@ -11,6 +11,7 @@ import signal
 
 from hand_common.config import RoomConfig, load_or_exit
 from hand_common.logging import configure_logging
+from hand_web.server import start_beside
 from hand_infra.settings import eventstore_url, kafka_settings
 
 from .server import RoomServer
@@ -27,9 +28,13 @@ async def serve(config: RoomConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     await server.start()
     print(f"room service listening on {server.target}", flush=True)
+    web = None
     try:
+        web = await start_beside(server)  # Connect + gRPC-Web too when HAND_WEB_ENABLED=on
         await stop.wait()
     finally:
+        if web is not None:
+            await web.stop()
         await server.stop()
 
 

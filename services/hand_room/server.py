@@ -90,6 +90,7 @@ class RoomServer:
                                        owner=self.owner if self.config.local_commands else None,
                                        verifier=verifier)
             self.gateway_descriptor = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
+            self.browser_service = (self.gateway, self.gateway_descriptor, self.interceptors)
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, server)
             health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
             reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)

@@ -15,6 +15,7 @@ import structlog
 
 from hand_common.config import RulesConfig, load_or_exit
 from hand_common.logging import configure_logging
+from hand_web.server import start_beside
 
 from .server import RulesServer
 
@@ -31,9 +32,13 @@ async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
     except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
         structlog.get_logger("hand_rules").error("cannot start", error=str(error))
         raise SystemExit(1) from None
+    web = None
     try:
+        web = await start_beside(server)  # Connect + gRPC-Web too when HAND_WEB_ENABLED=on
         await stop.wait()
     finally:
+        if web is not None:
+            await web.stop()
         await server.stop()
 
 

@@ -67,6 +67,7 @@ class RulesServer:
         )
         self.servicer = RulesService(self._executor)  # also served to browsers by hand_web
         self.servicer_descriptor = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]
+        self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
         rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.servicer, server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(

@@ -87,7 +87,7 @@ class Rules(RulesServer):
     async def start(self) -> None:
         await super().start()
         self.stack.rules_target = self.target
-        self.stack.servicers.append((self.servicer, self.servicer_descriptor, self.interceptors))
+        self.stack.servicers.append(self.browser_service)
 
 
 class Room:
@@ -111,7 +111,7 @@ class Room:
 
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
-        self.stack.servicers.append((self.server.gateway, self.server.gateway_descriptor, self.server.interceptors))
+        self.stack.servicers.append(self.server.browser_service)
 
     async def stop(self) -> None:
         if self.server is not None:
@@ -159,8 +159,7 @@ class Ledger:
 
         self.server = LedgerServer(self.config, self.stack.kafka)
         await self.server.start()
-        self.stack.servicers.append((self.server.servicer, self.server.servicer_descriptor,
-                                     self.server.interceptors))
+        self.stack.servicers.append(self.server.browser_service)
 
     async def stop(self) -> None:
         if self.server is not None:

@@ -20,7 +20,7 @@ from hand_common.config import WebConfig
 from .adapter import ServiceApp
 from .app import WebApp
 
-__all__ = ["DEFAULT_STATIC_DIR", "WebServer"]
+__all__ = ["DEFAULT_STATIC_DIR", "WebServer", "start_beside"]
 
 log = structlog.get_logger("hand_web")
 DEFAULT_STATIC_DIR = Path(__file__).resolve().parents[2] / "web" / "dist"
@@ -84,3 +84,14 @@ class WebServer:
                 await self._task
         self._server = self._task = None
         log.info("stopped")
+
+
+async def start_beside(server, environ=None) -> WebServer | None:
+    """For ``python -m hand_rules|hand_room|hand_ledger``: when ``HAND_WEB_ENABLED=on``, serve that
+    (started) server's ``browser_service`` over Connect and gRPC-Web too, and return the web server."""
+    config = WebConfig.from_env(environ)
+    if not config.enabled:
+        return None
+    web = WebServer(config, [server.browser_service])
+    await web.start()
+    return web

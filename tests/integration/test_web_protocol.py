@@ -169,3 +169,45 @@ async def test_rate_limits_count_browser_and_native_calls_together() -> None:
     finally:
         await web.stop()
         await rules.stop(0)
+
+
+def test_python_m_hand_rules_serves_browsers_too_when_enabled(tmp_path) -> None:
+    """``HAND_WEB_ENABLED=on``: the deployable service answers Connect on its own web port."""
+    import json
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    log_path = tmp_path / "rules.log"
+    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_WEB_PORT": "0", "HAND_WEB_ENABLED": "on",
+           "HAND_LOG_FORMAT": "json", "HAND_AUTH_DEV_KEY_FILE": str(tmp_path / "dev.key")}
+    with log_path.open("w") as log:
+        proc = subprocess.Popen([sys.executable, "-m", "hand_rules"], env=env, cwd=root, stderr=log, stdout=log)
+    try:
+        address = None
+        deadline = time.monotonic() + 30
+        while address is None and time.monotonic() < deadline:
+            for line in log_path.read_text().splitlines():
+                record = json.loads(line) if line.startswith("{") else {}
+                if record.get("event") == "listening" and "services" in record:  # hand_web's line
+                    address = record["address"]
+            assert proc.poll() is None, log_path.read_text()
+            time.sleep(0.05)
+        assert address, log_path.read_text()
+        conn = http.client.HTTPConnection(*address.rsplit(":", 1), timeout=5)
+        conn.request("POST", "/hand.v1.RulesService/Echo", body=pb.EchoRequest(payload=b"hi").SerializeToString(),
+                     headers={"content-type": "application/proto", "connect-protocol-version": "1"})
+        response = conn.getresponse()
+        assert response.status == 200
+        assert pb.EchoResponse.FromString(response.read()).payload == b"hi"
+        conn.close()
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(timeout=15) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
