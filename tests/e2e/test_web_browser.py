@@ -28,10 +28,11 @@ def _ensure_built() -> None:
 
 
 def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path) -> None:
-    """Seven browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
+    """Eight browser scenarios (web/e2e/play.test.mjs): a whole one-round match against three bots by
     clicks to the score sheet, then its replay and the leaderboard; a reload and a dropped stream
     mid-round; an illegal move's refusal in en and ar; the Arabic page right to left; a spectator page
-    without a hand; a take returned, and a discard by drag; joining from the lobby and by code."""
+    without a hand; a take returned, and a discard by drag; joining from the lobby and by code; a
+    seeded opening through suggestions, the staging counter and Lay melds."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
     _ensure_built()
@@ -40,4 +41,4 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
         result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,
                                 capture_output=True, text=True, timeout=480)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 7" in result.stdout, result.stdout[-3000:]
+    assert "# fail 0" in result.stdout and "# pass 8" in result.stdout, result.stdout[-3000:]

@@ -19,8 +19,8 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
 }
 
 /** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
-export async function startMatch(p, { name = "Ada", rounds = "1" } = {}) {
-  await p.goto(URL_);
+export async function startMatch(p, { name = "Ada", rounds = "1", seed = "" } = {}) {
+  await p.goto(seed ? `${URL_}?seed=${seed}` : URL_);
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();

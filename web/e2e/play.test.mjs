@@ -141,3 +141,26 @@ test("a second player finds a public table in the lobby and joins it; a private 
   await host.context().close();
   await guest.context().close();
 });
+
+test("suggestions fill the staging area, the counter shows the opening total, and the melds are laid", async () => {
+  // seed 5 deals seat 0 (the player, fourth to play) a hand whose best opening is 57 of the 51 needed
+  const p = await page(b);
+  await startMatch(p, { name: "Opener", seed: "5" });
+  assert.ok(await awaitTurn(p));
+  await p.getByRole("button", { name: "Draw", exact: true }).click();
+  const hand = p.getByRole("region", { name: "Your hand" });
+  await hand.getByRole("heading", { name: "Your hand (15)" }).waitFor();
+  await p.getByRole("button", { name: "Suggest" }).click();
+  const staging = p.getByRole("region", { name: "Staging" });
+  await staging.getByLabel("Staging green").first().waitFor();
+  const counter = await staging.locator(".counter").innerText();
+  const [total, threshold] = counter.split("/").map((x) => parseInt(x, 10));
+  assert.ok(total >= threshold && threshold === 51, counter);
+  assert.equal(await staging.getByLabel("Staging red").count(), 0);
+  await p.getByRole("button", { name: "Lay melds" }).click();
+  await p.getByRole("region", { name: "Table" }).getByLabel(/by Opener/).first().waitFor();
+  const left = 15 - (await p.getByRole("region", { name: "Table" }).getByLabel(/by Opener/).locator(".card").count());
+  await hand.getByRole("heading", { name: `Your hand (${left})` }).waitFor();
+  await playTurn(p); // and the turn ends with a discard
+  await p.context().close();
+});

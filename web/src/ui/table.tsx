@@ -117,7 +117,10 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       if (s) setGroups(s.melds.map((m) => m.cards));
     } catch (e) { setError(refusal(e)); }
   };
-  const startMatch = () => rooms.startMatch({ roomId, seatToken: token }).catch((e) => setError(refusal(e)));
+  // ?seed=N deals a fixed match (tournaments, tests: StartMatchRequest.seed); unset = random
+  const seed = new URLSearchParams(location.search).get("seed");
+  const startMatch = () => rooms.startMatch({ roomId, seatToken: token, seed: seed ? BigInt(seed) : undefined })
+    .catch((e) => setError(refusal(e)));
   const fill = () => rooms.fillWithBots({ roomId, seatToken: token, level }).catch((e) => setError(refusal(e)));
 
   if (!room) return <main class="table"><p role="status">…</p></main>;
