@@ -88,7 +88,7 @@ def _rpc(fn):
             try:
                 return await fn(self, request, context)
             except grpc.aio.AbortError:
-                code = "ABORTED_BY_HELPER"  # already answered (e.g. a bad session token)
+                code = "ABORTED"  # already answered by a helper (e.g. a bad session token)
                 raise
             except (RoomError, RuleViolation, KafkaError, Exception) as exc:
                 if isinstance(exc, asyncio.CancelledError):
