@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto lint test test-fast soak soak-bots run bench clean
+.PHONY: help venv proto proto-release lint test test-fast soak soak-bots run bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -41,15 +41,20 @@ $(NODE_STAMP): package.json package-lock.json
 	touch $@
 
 # buf reads proto/buf.yaml (lint STANDARD + COMMENTS, breaking FILE). The
-# breaking check compares proto/ with BREAKING_AGAINST (default: the last
-# commit; e.g. make lint BREAKING_AGAINST='.git\#branch=main,subdir=proto').
-BREAKING_AGAINST ?= .git\#ref=HEAD,subdir=proto
+# breaking check compares proto/ with the released contract, a buf image
+# committed in proto/release/ (BREAKING_AGAINST overrides it, e.g.
+# make lint BREAKING_AGAINST='.git\#branch=main,subdir=proto').
+RELEASE_IMAGE := proto/release/hand-v1.binpb
+BREAKING_AGAINST ?= $(RELEASE_IMAGE)
 
-lint: $(NODE_STAMP) ## buf lint, format and breaking checks on proto/
+lint: $(NODE_STAMP) ## buf lint, format and breaking (against the released image) on proto/
 	npx --no-install buf lint proto
 	npx --no-install buf format proto --diff --exit-code
-	if git cat-file -e HEAD:proto/buf.yaml 2>/dev/null; then \
-	  npx --no-install buf breaking proto --against '$(BREAKING_AGAINST)'; fi
+	npx --no-install buf breaking proto --against '$(BREAKING_AGAINST)'
+
+proto-release: $(NODE_STAMP) ## cut the released contract image (only at a release, after review)
+	mkdir -p $(dir $(RELEASE_IMAGE))
+	npx --no-install buf build proto -o $(RELEASE_IMAGE)
 
 test: $(GEN_STAMP) lint ## the whole test suite (CI runs this)
 	$(PY) -m pytest -q -n 2 tests

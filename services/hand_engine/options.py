@@ -75,7 +75,7 @@ class Options:
                 raise refuse(
                     Code.INVALID_OPTIONS,
                     f"option {name}={value!r} not in {list(allowed)}",
-                    option=name,
+                    option=name, value=value, allowed=",".join(map(str, allowed)),
                 )
         ints = {
             "opening_threshold": (1, 1000),
@@ -92,7 +92,7 @@ class Options:
                 raise refuse(
                     Code.INVALID_OPTIONS,
                     f"option {name}={value!r} must be an integer in [{lo}, {hi}]",
-                    option=name,
+                    option=name, value=value, min=lo, max=hi,
                 )
 
     # --- helpers used by the rules -------------------------------------
@@ -101,10 +101,12 @@ class Options:
 
     def check_players(self, n: int) -> None:
         if self.partnership and n != 4:
-            raise refuse(Code.INVALID_OPTIONS, "partnership needs exactly 4 players")
+            raise refuse(Code.INVALID_OPTIONS, "partnership needs exactly 4 players",
+                         option="players", value=n, min=4, max=4)
         if not 2 <= n <= self.max_players:
             raise refuse(
-                Code.INVALID_OPTIONS, f"{n} players: need 2..{self.max_players}"
+                Code.INVALID_OPTIONS, f"{n} players: need 2..{self.max_players}",
+                option="players", value=n, min=2, max=self.max_players,
             )
 
     def to_dict(self) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from sqlalchemy import (
-    BigInteger, Boolean, Column, DateTime, Index, Integer, MetaData, String, Table, Text,
+    BigInteger, Boolean, LargeBinary, Column, DateTime, Index, Integer, MetaData, String, Table, Text,
     event, false,
 )
 from sqlalchemy.engine import URL, make_url
@@ -32,7 +32,7 @@ room_events = Table(
     Column("room_id", String(64), primary_key=True),
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
     Column("kind", String(64), nullable=False),
-    Column("payload", Text, nullable=False),  # JSON text
+    Column("payload", LargeBinary, nullable=False),  # an encoded hand.v1.RoomEvent
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
 

@@ -9,18 +9,19 @@ stale room owner cannot fork a game. The events, their outbox rows and the
 client action id are written in one transaction.
 
     async with EventStore("sqlite:///var/events.db") as store:
-        seqs = await store.append("r1", 0, [("RoundStarted", {...})], action_id="a1")
+        seqs = await store.append("r1", 0, [("room_created", b"...")], action_id="a1")
         events = await store.load("r1")
+
+A payload is opaque bytes to the store (the room service keeps an encoded
+``hand.v1.RoomEvent`` there); ``kind`` names it for people and queries.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
 
 import structlog
 from sqlalchemy import func, insert, select, true, update
@@ -60,12 +61,12 @@ class DuplicateAction(EventStoreError):
 
 @dataclass(frozen=True)
 class StoredEvent:
-    """One event as stored: ``payload`` is the decoded JSON object."""
+    """One event as stored (``payload``: the bytes appended)."""
 
     room_id: str
     seq: int
     kind: str
-    payload: dict[str, Any]
+    payload: bytes
     created_at: datetime
 
 
@@ -77,11 +78,13 @@ class OutboxEntry:
     room_id: str
     seq: int
     kind: str
-    payload: dict[str, Any]
+    payload: bytes
 
 
-def _encode(payload: dict[str, Any]) -> str:
-    return json.dumps(payload, ensure_ascii=False, separators=(",", ":"))
+def _encode(payload: bytes) -> bytes:
+    if not isinstance(payload, (bytes, bytearray)):
+        raise TypeError(f"event payloads are bytes, not {type(payload).__name__}")
+    return bytes(payload)
 
 
 def _utc(value: datetime) -> datetime:
@@ -134,7 +137,7 @@ class EventStore:
         self,
         room_id: str,
         expected_seq: int,
-        events: Sequence[tuple[str, dict[str, Any]]],
+        events: Sequence[tuple[str, bytes]],
         action_id: str | None = None,
     ) -> list[int]:
         """Append ``(kind, payload)`` events from ``expected_seq`` on; return their seqs.
@@ -180,7 +183,7 @@ class EventStore:
         return seqs
 
     async def append_batch(
-        self, items: Sequence[tuple[str, int, Sequence[tuple[str, dict[str, Any]]], str | None]],
+        self, items: Sequence[tuple[str, int, Sequence[tuple[str, bytes]], str | None]],
     ) -> list[list[int] | EventStoreError]:
         """Group commit: several appends ``(room_id, expected_seq, events, action_id)`` in
         one transaction (one fsync). Each item succeeds or fails on its own: its result is
@@ -293,7 +296,7 @@ class EventStore:
                  .order_by(room_events.c.seq).limit(limit))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        return [StoredEvent(r.room_id, r.seq, r.kind, json.loads(r.payload), _utc(r.created_at))
+        return [StoredEvent(r.room_id, r.seq, r.kind, bytes(r.payload), _utc(r.created_at))
                 for r in rows]
 
     async def pending_outbox(self, limit: int = 500) -> list[OutboxEntry]:
@@ -306,7 +309,7 @@ class EventStore:
                  .order_by(outbox.c.id).limit(limit))
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
-        return [OutboxEntry(r.id, r.room_id, r.seq, r.kind, json.loads(r.payload)) for r in rows]
+        return [OutboxEntry(r.id, r.room_id, r.seq, r.kind, bytes(r.payload)) for r in rows]
 
     async def mark_published(self, ids: Sequence[int]) -> None:
         """Mark outbox rows as published (after the broker acked them)."""

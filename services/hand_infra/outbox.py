@@ -1,8 +1,9 @@
 """From the event store to ``hand.room-events``: the outbox relay and the Deduper.
 
 The relay reads unpublished outbox rows oldest first, sends each event with
-key = room_id (so a room stays on one partition, in order) and value = JSON
-``{"room_id", "seq", "kind", "payload"}``, waits for the broker's acks
+key = room_id (so a room stays on one partition, in order) to each of its
+routes — a topic and a function that renders the stored payload for that
+topic's readers (``None``: not for them) — waits for the broker's acks
 (``acks="all"``) and only then marks the rows published. A crash between the
 ack and the mark re-publishes on restart: delivery is at-least-once, and
 consumers put a :class:`Deduper` in front of their handler.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 import structlog
@@ -30,16 +31,12 @@ log = structlog.get_logger("hand_infra.outbox")
 T = TypeVar("T")
 
 
-def encode_event(entry: OutboxEntry) -> bytes:
-    """The ``hand.room-events`` message value for an outbox entry."""
-    return json.dumps({"room_id": entry.room_id, "seq": entry.seq, "kind": entry.kind,
-                       "payload": entry.payload}, ensure_ascii=False,
-                      separators=(",", ":")).encode()
+Render = Callable[[OutboxEntry], "bytes | None"]
 
 
-def decode_event(value: bytes) -> dict[str, Any]:
-    """Inverse of :func:`encode_event`."""
-    return json.loads(value)
+def as_stored(entry: OutboxEntry) -> bytes:
+    """The default route's rendering: the stored payload as it is."""
+    return entry.payload
 
 
 class OutboxRelay:
@@ -52,8 +49,9 @@ class OutboxRelay:
 
     def __init__(self, store: EventStore, settings: KafkaSettings, topic: str = ROOM_EVENTS,
                  batch_size: int = 500, idle_interval: float = 0.05,
-                 retry_interval: float = 0.5) -> None:
+                 retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None) -> None:
         self.store, self.settings, self.topic = store, settings, topic
+        self.routes = list(routes) if routes is not None else [(topic, as_stored)]
         self.batch_size, self.idle_interval, self.retry_interval = (
             batch_size, idle_interval, retry_interval)
         self._producer: AIOKafkaProducer | None = None
@@ -120,13 +118,16 @@ class OutboxRelay:
             if entry.room_id in blocked:
                 continue
             try:
-                future = await self._producer.send(
-                    self.topic, key=entry.room_id.encode(), value=encode_event(entry))
+                futures = []
+                for topic, render in self.routes:
+                    value = render(entry)
+                    if value is not None:
+                        futures.append(await self._producer.send(topic, key=entry.room_id.encode(), value=value))
             except Exception as exc:  # e.g. no metadata in time; retried next pass
                 log.warning("relay_send_failed", room_id=entry.room_id, seq=entry.seq, error=str(exc))
                 blocked.add(entry.room_id)
                 continue
-            sent.append((entry, future))
+            sent.append((entry, asyncio.gather(*futures)))
         results = await asyncio.gather(*(f for _, f in sent), return_exceptions=True)
         acked: list[int] = []
         for (entry, _), result in zip(sent, results, strict=True):

@@ -19,14 +19,22 @@ from hand_infra.settings import KafkaSettings
 log = structlog.get_logger("hand_infra.topics")
 
 ROOM_COMMANDS = "hand.room-commands"
-"""Client and bot actions for a room; key = room_id; the partition owner owns the room."""
+"""Commands for a room (hand.v1.RoomCommand); key = room_id; the partition owner owns
+the room. Written by the room service and the bots, read by the room service only."""
 ROOM_EVENTS = "hand.room-events"
-"""Accepted events from the outbox relay; key = room_id; value = JSON."""
+"""PRIVATE. Accepted events from the outbox relay, complete but for seat credentials
+(deal orders, seeds, drawn cards, player ids); key = room_id; value = hand.v1.RoomEvent.
+Read by the room service and the ledger only."""
+ROOM_EVENTS_PUBLIC = "hand.room-events-public"
+"""The same events redacted for spectators (no hidden card, no seed, no player id,
+no join code); key = room_id; value = hand.v1.RoomEvent. For analytics and any service."""
 BOT_REQUESTS = "hand.bot-requests"
-"""A bot seat's private view and the ruleset, for the bot service."""
+"""PRIVATE. A bot seat's view (its own hand) and history; value = hand.v1.BotRequest.
+Read by the bot service only."""
 ROOM_REPLIES = "hand.room-replies"
-"""Outcomes of room commands for the instance that sent them; key = that instance's id."""
-PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, BOT_REQUESTS, ROOM_REPLIES)
+"""Outcomes of room commands (hand.v1.RoomReply) for the instance that sent them;
+key = that instance's id. Room service only."""
+PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, BOT_REQUESTS, ROOM_REPLIES)
 
 TOPIC_ALREADY_EXISTS = 36
 

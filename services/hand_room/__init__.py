@@ -1,8 +1,17 @@
 """The room service: hosted rooms, seats, matches, timers and watchers.
 
-Layers: ``model``/``fold``/``decide`` are pure (the room aggregate as a fold
-of its stored events); ``owner`` applies commands for the rooms whose
-``hand.room-commands`` partitions this instance owns; ``gateway`` is the
-gRPC RoomService any client talks to; ``fanout`` feeds Watch streams from
-``hand.room-events``.
+Layers, from the inside out:
+
+- ``domain``: the pure room domain — events (``domain/events.py``), commands
+  (``domain/commands.py``), the aggregate and its one projector
+  (``domain/room.py``, ``domain/evolve.py``), the decisions
+  (``domain/decide.py``), the codecs to the wire (``domain/codec.py``,
+  ``domain/command_codec.py``) and what each reader may see
+  (``domain/audience.py``). Other services read rooms through it.
+- ``repository``: the one way to get a room (in memory, fast-forwarded).
+- ``owner``: applies the commands of the rooms whose hand.room-commands
+  partitions this instance holds; ``feeds``: each followed room folded and
+  rendered once for this instance's Watch streams.
+- ``gateway`` (gRPC RoomService), ``bus`` (its Kafka side), ``server`` (one
+  instance: gateway + owner + outbox relay).
 """

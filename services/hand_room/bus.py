@@ -1,5 +1,5 @@
-"""The gateway's Kafka side: send commands, await their replies, and fan
-``hand.room-events`` out to local subscribers.
+"""The gateway's Kafka side: send commands, await their replies, and hand
+``hand.room-events`` to this instance's feeds and repository.
 
 Replies and room events are read from every partition with manual
 assignment (no consumer group), starting near the end: on Tansu the
@@ -13,24 +13,30 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
-from collections import defaultdict
-from typing import Any
+from dataclasses import replace
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka.errors import KafkaError
 
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES
 
+from .domain import Recorded, decode
+from .domain.command_codec import encode_command
+from .domain.commands import Command
 from .errors import RoomCode, RoomError
-from .messages import decode, encode
+from .feeds import Feeds
+from .kafka_messages import Reply, decode_reply
 
 log = structlog.get_logger("hand_room.bus")
 
 
 class Bus:
     def __init__(self, settings: KafkaSettings, *, instance_id: str | None = None,
-                 command_timeout_s: float = 10.0, topics: dict[str, str] | None = None) -> None:
+                 command_timeout_s: float = 10.0, topics: dict[str, str] | None = None,
+                 feeds: "Feeds | None" = None) -> None:
+        self.feeds = feeds
         self.settings = settings
         self.instance_id = instance_id or uuid.uuid4().hex
         self.timeout = command_timeout_s
@@ -42,7 +48,6 @@ class Bus:
         self._consumers: list[AIOKafkaConsumer] = []
         self._tasks: list[asyncio.Task] = []
         self._pending: dict[str, asyncio.Future] = {}
-        self._subs: dict[str, set[asyncio.Queue]] = defaultdict(set)
 
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
@@ -76,49 +81,47 @@ class Bus:
             for msgs in batch.values():
                 for msg in msgs:
                     try:
-                        handler(decode(msg.value))
+                        handler(msg)
                     except Exception:
                         log.exception("bad_message", topic=msg.topic, offset=msg.offset)
 
     # ------------------------------------------------------------- commands
-    def _on_reply(self, reply: dict[str, Any]) -> None:
-        if reply.get("reply_to") != self.instance_id:
+    def _on_reply(self, msg) -> None:
+        if msg.key is not None and msg.key.decode() != self.instance_id:
             return
-        fut = self._pending.pop(reply.get("command_id", ""), None)
+        reply = decode_reply(msg.value)
+        if reply.reply_to != self.instance_id:
+            return
+        fut = self._pending.pop(reply.command_id, None)
         if fut is not None and not fut.done():
             fut.set_result(reply)
 
-    async def send(self, cmd: dict[str, Any], wait: bool = True) -> dict[str, Any] | None:
+    async def send(self, cmd: Command, wait: bool = True) -> Reply | None:
         """Send a command; with ``wait``, return its reply (RoomError on timeout)."""
         assert self._producer is not None
         if wait:
-            cmd["reply_to"] = self.instance_id
+            cmd = replace(cmd, reply_to=self.instance_id)
             fut = asyncio.get_running_loop().create_future()
-            self._pending[cmd["command_id"]] = fut
+            self._pending[cmd.command_id] = fut
         try:
-            await self._producer.send_and_wait(self.t_commands, key=cmd["room_id"].encode(), value=encode(cmd))
+            await self._producer.send_and_wait(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
             if not wait:
                 return None
             return await asyncio.wait_for(fut, self.timeout)
         except TimeoutError:
-            raise RoomError(RoomCode.ROOM_UNAVAILABLE, "no answer from the room's owner") from None
+            raise RoomError(RoomCode.ROOM_UNAVAILABLE, "no answer from the room's owner", retry_after_ms=1000) from None
+        except KafkaError:
+            raise RoomError(RoomCode.ROOM_UNAVAILABLE, "the broker is unreachable", retry_after_ms=1000) from None
         finally:
             if wait:
-                self._pending.pop(cmd["command_id"], None)
+                self._pending.pop(cmd.command_id, None)
 
     # ------------------------------------------------------------- events
-    def _on_event(self, event: dict[str, Any]) -> None:
-        for queue in self._subs.get(event.get("room_id", ""), ()):
-            queue.put_nowait(event)
-
-    def subscribe(self, room_id: str) -> asyncio.Queue:
-        queue: asyncio.Queue = asyncio.Queue()
-        self._subs[room_id].add(queue)
-        return queue
-
-    def unsubscribe(self, room_id: str, queue: asyncio.Queue) -> None:
-        subs = self._subs.get(room_id)
-        if subs is not None:
-            subs.discard(queue)
-            if not subs:
-                del self._subs[room_id]
+    def _on_event(self, msg) -> None:
+        if self.feeds is None:
+            return
+        room_id = msg.key.decode() if msg.key is not None else ""
+        if not self.feeds.following(room_id) and self.feeds.repo.cached(room_id) is None:
+            return  # this instance neither streams nor holds that room: not even decoded
+        rec: Recorded = decode(msg.value)
+        self.feeds.offer(rec)

@@ -1,8 +1,9 @@
 """hand.v1.RoomService: the gRPC face of the room service (any instance).
 
-Handlers decode, send a command to the room's owner through Kafka (or read
-the store), and encode. Watch streams catch up from the event store, then
-follow ``hand.room-events``, de-duplicated by seq.
+A handler checks the request at the door (``limits``), authenticates the seat
+token against the room (the token never travels further: commands name the
+seat), sends the command to the room's owner and answers from the repository.
+Watch: a snapshot, the stored tail, then the room's live feed.
 """
 
 from __future__ import annotations
@@ -13,31 +14,35 @@ import secrets
 import time
 import uuid
 from collections import Counter
-from typing import Any
 
 import grpc
 import structlog
+from aiokafka.errors import KafkaError
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_engine import RuleViolation, resolve
+from hand.v1 import room_pb2
+from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
 from hand_rules.convert import action_from_proto, selection_from_proto
 from hand_rules.messages import language
 
-from .codec import action_json
-from .errors import RoomCode, RoomError
-from .fold import evolve
-from .index import RoomIndex
-from .messages import command
-from .model import Room
+from . import limits
 from .bus import Bus
+from .domain import LEVEL_NAMES, Room, decode, evolve
+from .domain.commands import (
+    Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+)
+from .errors import RoomCode, RoomError
+from .feeds import Feeds
+from .index import RoomIndex
+from .kafka_messages import Reply
+from .repository import RoomRepository
 from .status import to_status
-from .wire import LEVEL_NAMES, room_info, step, watch_message
+from .wire import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
-CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
-MAX_ID = 128
+DEFAULT_PRESET = "hand"
 
 
 def token_hash(token: str) -> str:
@@ -51,9 +56,20 @@ def _lang(context: grpc.aio.ServicerContext) -> str:
     return language(None)
 
 
-async def _abort(context, code: str, detail: str = "", params: dict | None = None) -> None:
+async def _abort(context, code: str, params: dict | None = None) -> None:
     status = to_status(code, params or {}, _lang(context))
     await context.abort(status.code, status.details, status.trailing_metadata)
+
+
+def _failure(exc: BaseException) -> tuple[str, dict]:
+    """A refusal's code and params for any exception a handler raised."""
+    if isinstance(exc, RoomError):
+        return exc.code, exc.params
+    if isinstance(exc, RuleViolation):
+        return exc.code.value, exc.params
+    if isinstance(exc, KafkaError):
+        return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
+    return RoomCode.INTERNAL.value, {}
 
 
 def _rpc(fn):
@@ -62,16 +78,17 @@ def _rpc(fn):
     async def call(self, request, context):
         started = time.perf_counter()
         code = "OK"
-        room_id = getattr(request, "room_id", "") if hasattr(request, "room_id") else ""
-        with structlog.contextvars.bound_contextvars(room_id=room_id or None, rpc=name):
+        room_id = limits.loggable_room_id(getattr(request, "room_id", "") or "")
+        with structlog.contextvars.bound_contextvars(room_id=room_id, rpc=name):
             try:
                 return await fn(self, request, context)
-            except RoomError as exc:
-                code = exc.code
-                await _abort(context, exc.code, exc.detail, exc.params)
-            except RuleViolation as exc:
-                code = exc.code.value
-                await _abort(context, exc.code.value, exc.detail, exc.params)
+            except (RoomError, RuleViolation, KafkaError, Exception) as exc:
+                if isinstance(exc, asyncio.CancelledError):
+                    raise
+                code, params = _failure(exc)
+                if code == RoomCode.INTERNAL.value:
+                    log.error("rpc_failed", error=type(exc).__name__)
+                await _abort(context, code, params)
             finally:
                 log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
 
@@ -79,189 +96,249 @@ def _rpc(fn):
     return call
 
 
+def _option_field(option: str, rounds_given: bool) -> str:
+    if option == "players":
+        return "seat_count"
+    if option == "rounds" and rounds_given:
+        return "rounds"
+    return f"rules.overrides.{option}"
+
+
 class RoomGateway(pb_grpc.RoomServiceServicer):
-    def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, *, presence_grace_s: float = 10.0) -> None:
-        self.bus, self.store, self.index = bus, store, index
+    def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, repo: RoomRepository, feeds: Feeds,
+                 *, presence_grace_s: float = 10.0) -> None:
+        self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
         self.grace = presence_grace_s
         self._streams: Counter[tuple[str, int]] = Counter()
 
     # ----------------------------------------------------------------- helpers
-    async def _load(self, room_id: str) -> Room:
-        if not room_id or len(room_id) > MAX_ID:
-            raise RoomError("INVALID_ARGUMENT", "room_id is required")
-        room = None
-        for ev in await self.store.load(room_id):
-            room = evolve(room, ev.kind, ev.payload, ev.seq, ev.created_at.timestamp())
+    async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
+        room = await self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh)
         if room is None:
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room
 
-    async def _call(self, cmd: dict[str, Any]) -> dict[str, Any]:
+    async def _seat(self, room_id: str, token: str) -> tuple[Room, int]:
+        """The room and the seat ``token`` holds in it (PERMISSION_DENIED otherwise)."""
+        limits.text(token, "seat_token", limits.MAX_TOKEN, required=True)
+        room = await self._room(room_id)
+        digest = token_hash(token)
+        seat = room.seat_of_token(digest)
+        if seat is None:  # a seat taken since the room was cached: read it back
+            room = await self._room(room_id, fresh=True)
+            seat = room.seat_of_token(digest)
+        if seat is None:
+            raise RoomError(RoomCode.SEAT_TOKEN_INVALID, "this seat token is not valid for this room")
+        return room, seat
+
+    async def _call(self, cmd: Command) -> Reply:
         reply = await self.bus.send(cmd)
-        if not reply["ok"]:
-            raise RoomError(reply["code"], reply.get("message", ""), **reply.get("params", {}))
+        if not reply.ok:
+            raise RoomError(reply.code, "", **reply.params)
         return reply
+
+    async def _after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
+        min_seq = reply.seqs[-1] + 1 if reply.seqs else None
+        return room_info(await self._room(room_id, min_seq=min_seq), seat)
 
     # ----------------------------------------------------------------- rooms
     @_rpc
     async def CreateRoom(self, request: pb.CreateRoomRequest, context) -> pb.CreateRoomResponse:
-        preset = request.rules.preset or "hand"
-        effective = selection_from_proto(request.rules)
-        base = resolve(preset).to_dict()
-        overrides = {k: v for k, v in effective.to_dict().items() if base[k] != v}
+        name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
+        player_id = limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID)
+        seats = limits.in_range(request.seat_count or 4, "seat_count", limits.SEATS)
+        turn_seconds = limits.in_range(request.turn_seconds or 30, "turn_seconds", limits.TURN_SECONDS)
+        selection = pb.CreateRoomRequest().rules
+        selection.CopyFrom(request.rules)
+        if request.rounds:
+            selection.overrides.rounds = request.rounds
+        try:
+            options = selection_from_proto(selection)
+            options.check_players(seats)
+        except RuleViolation as exc:
+            if "option" in exc.params:
+                exc.params["field"] = _option_field(str(exc.params["option"]), bool(request.rounds))
+            elif "preset" in exc.params:
+                exc.params["field"] = "rules.preset"
+            raise
         token = secrets.token_urlsafe(24)
         room_id = uuid.uuid4().hex
-        code = "".join(secrets.choice(CODE_ALPHABET) for _ in range(6))
-        payload = {
-            "code": code, "public": request.visibility == pb.ROOM_VISIBILITY_PUBLIC,
-            "preset": preset, "overrides": overrides, "rounds": request.rounds or None,
-            "seats": request.seat_count or 4, "turn_seconds": request.turn_seconds or 30,
-            "player_id": request.player_id[:MAX_ID], "name": request.player_name[:64],
-        }
-        await self._call(command(room_id, "create", token_hash=token_hash(token), payload=payload))
-        return pb.CreateRoomResponse(room=room_info(await self._load(room_id)), seat=0, seat_token=token)
+        code = "".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6))
+        body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
+                          preset=request.rules.preset or DEFAULT_PRESET, options=options, seats=seats,
+                          turn_seconds=turn_seconds, player_name=name, player_id=player_id,
+                          token_hash=token_hash(token))
+        reply = await self._call(Command(room_id, body))
+        return pb.CreateRoomResponse(room=await self._after(room_id, reply, 0), seat=0, seat_token=token)
 
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
-        size = min(request.page_size or 50, 200)
-        offset = int(request.page_token) if request.page_token.isdigit() else 0
+        size = limits.in_range(request.page_size or 50, "page_size", (1, limits.MAX_PAGE_SIZE))
+        offset = _page_offset(request.page_token)
         rows = await self.index.public_open(limit=size + 1, offset=offset)
         out = pb.ListRoomsResponse()
         for r in rows[:size]:
             out.rooms.add(room_id=r["room_id"], preset=r["preset"], seat_count=r["seats"],
                           free_seats=r["free_seats"], created_at=r["created_at"])
         if len(rows) > size:
-            out.next_page_token = str(offset + size)
+            out.next_page_token = _page_token(offset + size)
         return out
 
     @_rpc
     async def GetRoom(self, request: pb.GetRoomRequest, context) -> pb.GetRoomResponse:
-        return pb.GetRoomResponse(room=room_info(await self._load(request.room_id)))
+        return pb.GetRoomResponse(room=room_info(await self._room(request.room_id, fresh=True)))
 
     @_rpc
     async def JoinRoom(self, request: pb.JoinRoomRequest, context) -> pb.JoinRoomResponse:
+        name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
+        player_id = limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID)
         if request.WhichOneof("target") == "join_code":
-            room_id = await self.index.by_code(request.join_code.strip().upper())
+            room_id = await self.index.by_code(limits.join_code(request.join_code))
             if room_id is None:
                 raise RoomError(RoomCode.ROOM_NOT_FOUND, "no room with that code")
+        elif request.WhichOneof("target") == "room_id":
+            room_id = limits.room_id(request.room_id)
+            room = await self._room(room_id)
+            if not room.public:
+                raise RoomError(RoomCode.ROOM_NOT_FOUND, "a private room is joined by its code",
+                                field="join_code")
         else:
-            room_id = request.room_id
-            await self._load(room_id)
+            raise limits.invalid("target", "give room_id or join_code")
         token = secrets.token_urlsafe(24)
-        payload = {"player_id": request.player_id[:MAX_ID], "name": request.player_name[:64]}
-        if request.HasField("seat"):
-            payload["seat"] = request.seat
-        reply = await self._call(command(room_id, "join", token_hash=token_hash(token), payload=payload))
-        room = await self._load(room_id)
-        return pb.JoinRoomResponse(room=room_info(room), seat=reply["result"]["seat"], seat_token=token)
+        wanted = request.seat if request.HasField("seat") else None
+        reply = await self._call(Command(room_id, JoinRoom(name, player_id, token_hash(token), wanted)))
+        return pb.JoinRoomResponse(room=await self._after(room_id, reply, reply.seat), seat=reply.seat,
+                                   seat_token=token)
 
     @_rpc
     async def LeaveRoom(self, request: pb.LeaveRoomRequest, context) -> pb.LeaveRoomResponse:
-        await self._call(command(request.room_id, "leave", token_hash=token_hash(request.seat_token)))
-        return pb.LeaveRoomResponse(room=room_info(await self._load(request.room_id)))
+        _, seat = await self._seat(request.room_id, request.seat_token)
+        reply = await self._call(Command(request.room_id, LeaveRoom(), seat=seat))
+        return pb.LeaveRoomResponse(room=await self._after(request.room_id, reply, None))
 
     @_rpc
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context) -> pb.FillWithBotsResponse:
-        level = LEVEL_NAMES.get(request.level, "beginner")
-        await self._call(command(request.room_id, "fill_bots", token_hash=token_hash(request.seat_token),
-                                 payload={"level": level}))
-        return pb.FillWithBotsResponse(room=room_info(await self._load(request.room_id)))
+        _, seat = await self._seat(request.room_id, request.seat_token)
+        level = LEVEL_NAMES.get(request.level, "beginner") if request.level else "beginner"
+        if request.level and request.level not in LEVEL_NAMES:
+            raise limits.invalid("level", "unknown bot level", allowed=",".join(LEVEL_NAMES.values()))
+        reply = await self._call(Command(request.room_id, FillWithBots(level), seat=seat))
+        return pb.FillWithBotsResponse(room=await self._after(request.room_id, reply, seat))
 
     @_rpc
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:
-        payload = {"seed": request.seed} if request.HasField("seed") else {}
-        await self._call(command(request.room_id, "start", token_hash=token_hash(request.seat_token),
-                                 payload=payload))
-        return pb.StartMatchResponse(room=room_info(await self._load(request.room_id)))
+        _, seat = await self._seat(request.room_id, request.seat_token)
+        seed = request.seed if request.HasField("seed") else None
+        reply = await self._call(Command(request.room_id, StartMatch(seed), seat=seat))
+        return pb.StartMatchResponse(room=await self._after(request.room_id, reply, seat))
 
     @_rpc
     async def Act(self, request: pb.ActRequest, context) -> pb.ActResponse:
-        if not request.action_id or len(request.action_id) > MAX_ID:
-            raise RoomError("INVALID_ARGUMENT", "action_id is required (at most 128 characters)")
-        if not request.room_id or not request.seat_token:
-            raise RoomError("INVALID_ARGUMENT", "room_id and seat_token are required")
-        payload: dict[str, Any] = {"action": action_json(action_from_proto(request.action))}
-        if request.HasField("expected_seq"):
-            payload["expected_seq"] = request.expected_seq
-        reply = await self._call(command(request.room_id, "act", token_hash=token_hash(request.seat_token),
-                                         action_id=request.action_id, payload=payload))
-        seqs = reply["seqs"] or [0]
-        return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1],
-                              duplicate=bool(reply["result"].get("duplicate")))
+        limits.room_id(request.room_id)
+        action_id = limits.action_id(request.action_id)
+        if not request.HasField("action"):
+            raise limits.invalid("action", "action is required")
+        action = action_from_proto(request.action)
+        _, seat = await self._seat(request.room_id, request.seat_token)
+        expected = request.expected_seq if request.HasField("expected_seq") else None
+        reply = await self._call(Command(request.room_id, Act(action, expected), seat=seat, action_id=action_id))
+        seqs = reply.seqs or (0,)
+        return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1], duplicate=reply.duplicate)
 
     # ----------------------------------------------------------------- watch
     async def Watch(self, request: pb.WatchRequest, context):
-        room_id = request.room_id
-        queue = self.bus.subscribe(room_id)
-        try:
-            with structlog.contextvars.bound_contextvars(room_id=room_id, rpc="Watch"):
-                try:
-                    async for msg in self._watch(request, queue, context):
-                        yield msg
-                except RoomError as exc:
-                    await _abort(context, exc.code, exc.detail, exc.params)
-        finally:
-            self.bus.unsubscribe(room_id, queue)
+        room_id = limits.loggable_room_id(request.room_id)
+        with structlog.contextvars.bound_contextvars(room_id=room_id, rpc="Watch"):
+            try:
+                async for msg in self._watch(request):
+                    yield msg
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                code, params = _failure(exc)
+                if code == RoomCode.INTERNAL.value:
+                    log.error("watch_failed", error=type(exc).__name__)
+                await _abort(context, code, params)
 
-    async def _watch(self, request: pb.WatchRequest, queue: asyncio.Queue, context):
-        room_id = request.room_id
-        stored = await self.store.load(room_id)
-        if not stored:
-            raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
-        room: Room | None = None
-        for ev in stored:
-            room = evolve(room, ev.kind, ev.payload, ev.seq, ev.created_at.timestamp())
+    async def _watch(self, request: pb.WatchRequest):
+        room_id = limits.room_id(request.room_id)
         seat: int | None = None
         if request.seat_token:
-            seat = room.seat_of_token(token_hash(request.seat_token))
-            if seat is None:
-                raise RoomError(RoomCode.SEAT_TOKEN_INVALID, "this seat token is not valid for this room")
-        from_seq = min(request.from_seq, room.seq)
-        # replay to from_seq, snapshot, then the stored tail, then live events
-        room = None
-        tail = []
-        for ev in stored:
-            if ev.seq < from_seq:
-                room = evolve(room, ev.kind, ev.payload, ev.seq, ev.created_at.timestamp())
-            else:
-                tail.append(ev)
-        if room is not None:
-            yield watch_message(room, from_seq, None, seat)
+            _, seat = await self._seat(room_id, request.seat_token)
+        head = await self._room(room_id, fresh=True)
+        if request.from_seq > head.seq:
+            raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "from_seq is past the room's history",
+                            field="from_seq", from_seq=request.from_seq, next_seq=head.seq)
+        feed, queue = await self.feeds.join(room_id)
+        live_from = feed.room.seq  # every queued item has a seq >= this
         presence = seat is not None
-        if presence:
-            self._streams[(room_id, seat)] += 1
-            await self.bus.send(command(room_id, "presence", token_hash=token_hash(request.seat_token),
-                                        payload={"connected": True, "at": time.time()}), wait=False)
         try:
-            next_seq = from_seq
-            for ev in tail:
-                room, rendered = step(room, ev.kind, ev.payload, ev.seq, ev.created_at.timestamp(), seat)
-                yield watch_message(room, ev.seq, rendered, seat)
-                next_seq = ev.seq + 1
+            room = await self._room_at(room_id, request.from_seq, feed.room)
+            yield snapshot_message(room, request.from_seq, seat)
+            if presence:
+                self._streams[(room_id, seat)] += 1
+                await self._presence(room_id, seat, True, time.time())
+            next_seq = request.from_seq
+            for ev in (await self.store.load(room_id, next_seq, limit=live_from - next_seq)
+                       if next_seq < live_from else ()):
+                rec = decode(ev.payload)
+                room = evolve(room, rec)
+                yield _render(room, rec, seat)
+                next_seq += 1
             while True:
-                live = await queue.get()
-                if live["seq"] < next_seq:
+                item = await queue.get()
+                if item.seq < next_seq:
                     continue
-                batch = [live] if live["seq"] == next_seq else [
-                    {"seq": e.seq, "kind": e.kind, "payload": e.payload, "at": e.created_at.timestamp()}
-                    for e in await self.store.load(room_id, next_seq)]
-                for e in batch:
-                    if e["seq"] != next_seq:
-                        continue
-                    room, rendered = step(room, e["kind"], e["payload"], e["seq"], e.get("at") or time.time(), seat)
-                    yield watch_message(room, e["seq"], rendered, seat)
-                    next_seq += 1
+                if item.seq > next_seq:  # fell behind the feed: the store fills the gap
+                    for ev in await self.store.load(room_id, next_seq, limit=item.seq - next_seq):
+                        rec = decode(ev.payload)
+                        room = evolve(room, rec)
+                        yield _render(room, rec, seat)
+                        next_seq += 1
+                yield item.message(seat)
+                room, next_seq = item.room, item.seq + 1
         finally:
+            await self.feeds.leave(feed, queue)
             if presence:
                 self._streams[(room_id, seat)] -= 1
-                asyncio.ensure_future(self._gone(room_id, seat, request.seat_token, time.time()))
+                asyncio.ensure_future(self._gone(room_id, seat, time.time()))
 
-    async def _gone(self, room_id: str, seat: int, token: str, closed_at: float) -> None:
+    async def _room_at(self, room_id: str, next_seq: int, head: Room | None) -> Room | None:
+        """The room just before event ``next_seq``."""
+        if head is not None and head.seq == next_seq:
+            return head
+        room = None
+        for ev in await self.store.load(room_id, 0, limit=next_seq) if next_seq else ():
+            room = evolve(room, decode(ev.payload))
+        return room
+
+    async def _presence(self, room_id: str, seat: int, connected: bool, at: float) -> None:
+        try:
+            await self.bus.send(Command(room_id, Presence(connected, at), seat=seat), wait=False)
+        except Exception:
+            log.warning("presence_send_failed", room_id=room_id, seat=seat)
+
+    async def _gone(self, room_id: str, seat: int, closed_at: float) -> None:
         await asyncio.sleep(self.grace)
         if self._streams[(room_id, seat)] > 0:
             return
-        try:
-            await self.bus.send(command(room_id, "presence", token_hash=token_hash(token),
-                                        payload={"connected": False, "at": closed_at}), wait=False)
-        except Exception:
-            log.exception("presence_send_failed", room_id=room_id, seat=seat)
+        self._streams.pop((room_id, seat), None)
+        await self._presence(room_id, seat, False, closed_at)
+
+
+def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:
+    return event_message(room, rec, seat)
+
+
+def _page_token(offset: int) -> str:
+    return f"o{offset}"
+
+
+def _page_offset(token: str) -> int:
+    """Page tokens are opaque to clients: ``o<offset>`` as this service issued it."""
+    if not token:
+        return 0
+    body = token[1:]
+    if token[0] != "o" or not (body.isascii() and body.isdigit()) or len(body) > 9:
+        raise limits.invalid("page_token", "not a page token this service issued")
+    return int(body)

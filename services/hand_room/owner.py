@@ -1,10 +1,15 @@
 """The room owner: applies the commands of the rooms whose partitions of
 ``hand.room-commands`` this instance holds in the consumer group.
 
-consume → decide (pure + rules) → append to the event store (unique
-``(room_id, seq)``: a stale owner cannot fork a room) → reply → commit.
-A new owner rebuilds a room from the store on first use and re-arms the
-timers of every active room of its partitions at assignment.
+One pipeline: consume a batch → per room, in order: duplicate check, decide
+(pure + rules) → append every room's events in one transaction (group
+commit; the unique ``(room_id, seq)`` stops a stale owner from forking a room)
+→ reply → arm timers, ask bots → commit the offsets. A room whose append finds
+a newer head is reloaded and its commands go through the same pipeline again.
+
+Action ids: an id is bound to a move only when the move is applied (stored
+with its events). A refused move binds nothing, so a retry with the same id is
+judged again on the room as it is then — the same answer on every owner.
 """
 
 from __future__ import annotations
@@ -12,34 +17,41 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections import OrderedDict
-from typing import Any
+from dataclasses import dataclass, field
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
 from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
-from hand_engine.perspective import perspective
-from hand_infra.eventstore import DuplicateAction, EventStore, StaleAppend
+from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
-from .decide import decide
-from .errors import RoomError
-from .fold import evolve
+from .domain import MoveMade, Room, RoundDealt, decode, encode
+from .domain.command_codec import decode_command, encode_command
+from .domain.commands import Act, Command, TurnTimeout
+from .domain.decide import Decision, decide
+from .errors import RoomCode, RoomError
+from .feeds import Feeds
 from .index import RoomIndex
-from .messages import command, decode, encode
-from .model import Room
+from .kafka_messages import Reply, bot_request, encode_reply
+from .repository import RoomRepository
 from .rules_port import RulesPort
 
 log = structlog.get_logger("hand_room.owner")
+MAX_ATTEMPTS = 3
 
 
 def partition_of(room_id: str, partitions: int) -> int:
     """The partition Kafka's default partitioner gives key ``room_id``."""
     return (murmur2(room_id.encode()) & 0x7FFFFFFF) % partitions
+
+
+def action_key(cmd: Command) -> str | None:
+    """Client action ids are per seat: the stored key is ``<seat>:<action id>``."""
+    return f"{cmd.seat}:{cmd.action_id}" if cmd.action_id and cmd.seat is not None else None
 
 
 class _Listener(ConsumerRebalanceListener):
@@ -53,11 +65,27 @@ class _Listener(ConsumerRebalanceListener):
         await self.owner._assign({tp.partition for tp in assigned})
 
 
+@dataclass
+class _Planned:
+    cmd: Command
+    base: int
+    decision: Decision
+    key: str | None
+    before: Room | None
+
+
+@dataclass
+class _Batch:
+    planned: list[_Planned] = field(default_factory=list)
+    redo: dict[str, list[Command]] = field(default_factory=dict)
+
+
 class RoomOwner:
     def __init__(self, store: EventStore, index: RoomIndex, settings: KafkaSettings,
                  rules: RulesPort, relay: OutboxRelay | None, *, group_id: str = "hand-room-owners",
                  away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
-                 topics: dict[str, str] | None = None) -> None:
+                 topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
+                 feeds: "Feeds | None" = None) -> None:
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
         self.group_id = group_id
         self.away_after = away_after_timeouts
@@ -66,12 +94,12 @@ class RoomOwner:
         self.t_commands = t.get("commands", ROOM_COMMANDS)
         self.t_replies = t.get("replies", ROOM_REPLIES)
         self.t_bots = t.get("bots", BOT_REQUESTS)
-        self.rooms: dict[str, Room] = {}
+        self.repo = repo or RoomRepository(store)
+        self.feeds = feeds
         self.owned: set[int] = set()
         self.partitions = settings.partitions
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._bot_asked: dict[str, tuple] = {}
-        self._rejected: OrderedDict[tuple[str, str], dict[str, Any]] = OrderedDict()
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
@@ -105,11 +133,10 @@ class RoomOwner:
     # ---------------------------------------------------------------- ownership
     def _revoke(self, parts: set[int]) -> None:
         self.owned -= parts
-        for room_id in [r for r in self.rooms if partition_of(r, self.partitions) in parts]:
-            self.rooms.pop(room_id, None)
-            handle = self._timers.pop(room_id, None)
-            if handle:
-                handle.cancel()
+        for room_id in [r for r in list(self._timers) if partition_of(r, self.partitions) in parts]:
+            self._timers.pop(room_id).cancel()
+        for room_id in [r for r in list(self.repo._rooms) if partition_of(r, self.partitions) in parts]:
+            self.repo.forget(room_id)
         log.info("partitions_revoked", partitions=sorted(parts))
 
     async def _assign(self, parts: set[int]) -> None:
@@ -117,18 +144,11 @@ class RoomOwner:
         rearmed = 0
         for room_id in await self.index.active():
             if partition_of(room_id, self.partitions) in parts:
-                room = await self._load(room_id)
+                room = await self.repo.get(room_id, fresh=True)
                 if room is not None:
-                    self.rooms[room_id] = room
                     self._after(room)
                     rearmed += 1
         log.info("partitions_assigned", partitions=sorted(parts), rooms=rearmed)
-
-    async def _load(self, room_id: str) -> Room | None:
-        room = None
-        for ev in await self.store.load(room_id):
-            room = evolve(room, ev.kind, ev.payload, ev.seq, ev.created_at.timestamp())
-        return room
 
     # ---------------------------------------------------------------- loop
     async def _run(self) -> None:
@@ -137,181 +157,137 @@ class RoomOwner:
             batch = await self._consumer.getmany(timeout_ms=200, max_records=1000)
             if not batch:
                 continue
-            by_room: dict[str, list[dict[str, Any]]] = {}
+            by_room: dict[str, list[Command]] = {}
             for msgs in batch.values():
                 for msg in msgs:
                     try:
-                        cmd = decode(msg.value)
-                        by_room.setdefault(cmd["room_id"], []).append(cmd)
+                        cmd = decode_command(msg.value)
                     except Exception:
-                        log.warning("bad_command_dropped", offset=msg.offset)
-            try:
-                await self._process(by_room)
-            except Exception:
-                log.exception("batch_failed_retrying_one_by_one")
-                await asyncio.gather(*(self._serial(r, cmds) for r, cmds in by_room.items()))
+                        log.warning("bad_command_dropped", offset=msg.offset, partition=msg.partition)
+                        continue
+                    by_room.setdefault(cmd.room_id, []).append(cmd)
+            await self.handle(by_room)
             await self._consumer.commit()
 
-    async def _process(self, by_room: dict[str, list[dict[str, Any]]]) -> None:
-        """Decide every room's commands in memory, then append them all in one
-        transaction (group commit), then reply."""
-        keys = {id(c): _action_key(c) for cmds in by_room.values() for c in cmds if c.get("action_id")}
-        prior = await self.store.lookup_actions([(c["room_id"], keys[id(c)])
-                                                 for cmds in by_room.values() for c in cmds if id(c) in keys])
-        plans = await asyncio.gather(*(self._plan(r, cmds, keys, prior) for r, cmds in by_room.items()))
-        items, owners = [], []
-        redo: dict[str, list[dict[str, Any]]] = {}
-        deferred: list[dict[str, Any]] = []
-        for plan in plans:
-            for entry in plan:
-                if entry.get("defer"):
-                    deferred.append(entry["cmd"])
-                else:
-                    items.append((entry["room_id"], entry["base"], entry["events"], entry["key"]))
-                    owners.append(entry)
+    async def handle(self, by_room: dict[str, list[Command]]) -> None:
+        """Apply each room's commands in order; retry a room whose head moved."""
+        for attempt in range(MAX_ATTEMPTS):
+            if not by_room:
+                return
+            try:
+                by_room = await self._process(by_room)
+            except Exception:  # a failed transaction: nothing was written; try room by room
+                log.exception("batch_failed", rooms=len(by_room))
+                if len(by_room) == 1:
+                    await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE,
+                                                              "the room could not be saved", retry_after_ms=1000))
+                    return
+                for room_id, cmds in by_room.items():
+                    await self.handle({room_id: cmds})
+                return
+        await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE, "room is busy; retry",
+                                                  retry_after_ms=200))
+
+    async def _refuse_all(self, by_room: dict[str, list[Command]], exc: RoomError) -> None:
+        for cmds in by_room.values():
+            for cmd in cmds:
+                await self._reply(cmd, self._refusal(cmd, exc))
+
+    async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
+        """One pass; returns the commands of the rooms to redo (their head moved)."""
+        keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
+        prior = await self.store.lookup_actions(keys) if keys else {}
+        batch = _Batch()
+        await asyncio.gather(*(self._plan(r, cmds, prior, batch) for r, cmds in by_room.items()))
+        items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
+                 for p in batch.planned]
         results = await self.store.append_batch(items) if items else []
         touched: dict[str, Room] = {}
-        for entry, res in zip(owners, results, strict=True):
-            room_id, cmd = entry["room_id"], entry["cmd"]
-            if room_id in redo:
-                redo[room_id].append(cmd)
+        for p, res in zip(batch.planned, results, strict=True):
+            room_id = p.cmd.room_id
+            if room_id in batch.redo:
+                batch.redo[room_id].append(p.cmd)
             elif isinstance(res, DuplicateAction):
-                await self._reply(cmd, ok=True, seqs=res.seqs, result={"duplicate": True})
-            elif isinstance(res, Exception):
+                await self._duplicate(p.cmd, res.seqs)
+            elif isinstance(res, EventStoreError):
                 log.warning("stale_owner_reload", room_id=room_id)
-                self.rooms.pop(room_id, None)
-                redo[room_id] = [cmd]
+                self.repo.forget(room_id)
+                batch.redo[room_id] = [p.cmd]
             else:
-                before = entry["before"]
-                self.rooms[room_id] = entry["room"]
-                touched[room_id] = entry["room"]
-                if before is None or _listing(before) != _listing(entry["room"]):
-                    await self.index.upsert(entry["room"])
-                await self._reply(cmd, ok=True, seqs=res, result=entry["result"])
+                room = p.decision.room
+                self.repo.put(room)
+                if self.feeds is not None:  # this instance's streams see it before the topic does
+                    for rec in p.decision.events:
+                        self.feeds.offer(rec)
+                touched[room_id] = room
+                if p.before is None or _listing(p.before) != _listing(room):
+                    await self.index.upsert(room)
+                refusal = p.decision.refusal
+                reply = self._refusal(p.cmd, refusal) if refusal is not None else Reply(
+                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)
+                await self._reply(p.cmd, reply)
         if touched and self.relay is not None:
             self.relay.notify()
         for room in touched.values():
             self._after(room)
-        self.processed += sum(len(c) for c in by_room.values())
-        for room_id, cmds in redo.items():
-            await self._serial(room_id, cmds)
-        for cmd in deferred:  # a retry that arrived in the same batch as its first try
-            await self._serial(cmd["room_id"], [cmd])
+        self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
+        return batch.redo
 
-    async def _plan(self, room_id: str, cmds: list[dict[str, Any]], keys: dict, prior: dict) -> list[dict]:
+    async def _plan(self, room_id: str, cmds: list[Command], prior: dict, batch: _Batch) -> None:
         """Decide one room's commands in order against the in-memory room."""
-        out: list[dict] = []
-        room = self.rooms.get(room_id) or await self._load(room_id)
+        room = await self.repo.get(room_id)
         seen: set[str] = set()
-        for cmd in cmds:
-            key = keys.get(id(cmd))
-            with structlog.contextvars.bound_contextvars(room_id=room_id, command=cmd.get("type")):
-                if key is not None:
-                    if (room_id, key) in prior:
-                        await self._duplicate(cmd, room_id, prior[(room_id, key)])
-                        continue
-                    if (room_id, key) in self._rejected:
-                        await self._reply(cmd, **self._rejected[(room_id, key)])
-                        continue
-                    if key in seen:  # the same action twice in one batch: the store dedupes it
-                        out.append({"room_id": room_id, "cmd": cmd, "defer": True})
-                        continue
+        for i, cmd in enumerate(cmds):
+            key = action_key(cmd)
+            with structlog.contextvars.bound_contextvars(room_id=room_id, seat=cmd.seat,
+                                                         command=type(cmd.body).__name__):
+                if key is not None and (room_id, key) in prior:
+                    await self._duplicate(cmd, prior[(room_id, key)])
+                    continue
+                if key is not None and key in seen:  # its first try is in this batch: redo after it
+                    batch.redo.setdefault(room_id, []).extend(cmds[i:])
+                    return
                 try:
                     d = await decide(room, cmd, time.time(), self.rules)
                 except (RoomError, RuleViolation) as exc:
-                    await self._refuse(cmd, room_id, key, exc)
+                    log.info("command_refused", code=_code(exc))
+                    await self._reply(cmd, self._refusal(cmd, exc))
                     continue
                 except Exception:
                     log.exception("command_failed")
-                    await self._reply(cmd, ok=False, code="INTERNAL", message="internal error")
+                    await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
                     continue
                 if not d.events:
-                    await self._reply(cmd, ok=True, seqs=[], result=d.result)
+                    await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, seat=d.seat))
                     continue
-                base = room.seq if room is not None else 0
-                out.append({"room_id": room_id, "cmd": cmd, "events": d.events, "base": base, "key": key,
-                            "room": d.room, "before": room, "result": d.result})
+                batch.planned.append(_Planned(cmd, room.seq if room is not None else 0, d, key, room))
                 if key is not None:
                     seen.add(key)
                 room = d.room
-        return out
 
-    async def _duplicate(self, cmd: dict[str, Any], room_id: str, seqs: list[int]) -> None:
+    async def _duplicate(self, cmd: Command, seqs: list[int]) -> None:
         """A retried action id: the first result, unless the id now names another move."""
-        first = await self.store.load(room_id, seqs[0], limit=len(seqs))
-        done = next((e.payload.get("action") for e in first if e.kind == "moved"), None)
-        if done is not None and done != cmd.get("payload", {}).get("action"):
-            await self._reply(cmd, ok=False, code="ACTION_ID_REUSED",
-                              message="that action id was used for another move")
+        first = [decode(e.payload) for e in await self.store.load(cmd.room_id, seqs[0], limit=len(seqs))]
+        done = next((r.event.action for r in first if isinstance(r.event, MoveMade)
+                     and r.event.origin == "player"), None)
+        if isinstance(cmd.body, Act) and done is not None and done != cmd.body.action:
+            await self._reply(cmd, self._refusal(cmd, RoomError(
+                RoomCode.ACTION_ID_REUSED, "that action id was used for another move", field="action_id")))
             return
-        await self._reply(cmd, ok=True, seqs=seqs, result={"duplicate": True})
+        await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, tuple(seqs), duplicate=True))
 
-    async def _refuse(self, cmd: dict[str, Any], room_id: str, key: str | None, exc: Exception) -> None:
-        code = exc.code if isinstance(exc, RoomError) else exc.code.value
-        out = {"ok": False, "code": code, "message": exc.detail, "params": _params(exc)}
-        if key:
-            self._rejected[(room_id, key)] = out
-            while len(self._rejected) > 10_000:
-                self._rejected.popitem(last=False)
-        log.info("command_refused", code=code)
-        await self._reply(cmd, **out)
+    @staticmethod
+    def _refusal(cmd: Command, exc: Exception) -> Reply:
+        return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
+                     params={k: str(v) for k, v in getattr(exc, "params", {}).items() if v is not None})
 
-    async def _serial(self, room_id: str, cmds: list[dict[str, Any]]) -> None:
-        for cmd in cmds:
-            with structlog.contextvars.bound_contextvars(room_id=room_id, command=cmd.get("type")):
-                try:
-                    await self._handle(cmd)
-                except Exception:
-                    log.exception("command_failed")
-                    await self._reply(cmd, ok=False, code="INTERNAL", message="internal error")
-            self.processed += 1
-
-    async def _handle(self, cmd: dict[str, Any]) -> None:
-        room_id = cmd["room_id"]
-        key = _action_key(cmd) if cmd.get("action_id") else None
-        if key is not None:
-            prior = await self.store.lookup_action(room_id, key)
-            if prior is not None:
-                return await self._duplicate(cmd, room_id, prior)
-            if (room_id, key) in self._rejected:
-                return await self._reply(cmd, **self._rejected[(room_id, key)])
-        for attempt in range(3):
-            room = self.rooms.get(room_id) or await self._load(room_id)
-            try:
-                d = await decide(room, cmd, time.time(), self.rules)
-            except (RoomError, RuleViolation) as exc:
-                return await self._refuse(cmd, room_id, key, exc)
-            if not d.events:
-                return await self._reply(cmd, ok=True, seqs=[], result=d.result)
-            start = room.seq if room is not None else 0
-            try:
-                seqs = await self.store.append(room_id, start, d.events, action_id=key)
-            except DuplicateAction as exc:
-                return await self._reply(cmd, ok=True, seqs=exc.seqs, result={"duplicate": True})
-            except StaleAppend:
-                log.warning("stale_owner_reload", attempt=attempt)
-                self.rooms.pop(room_id, None)
-                continue
-            self.rooms[room_id] = d.room
-            if self.relay is not None:
-                self.relay.notify()
-            if room is None or _listing(room) != _listing(d.room):
-                await self.index.upsert(d.room)
-            log.info("command_applied", seqs=[seqs[0], seqs[-1]], events=len(seqs))
-            await self._reply(cmd, ok=True, seqs=seqs, result=d.result)
-            self._after(d.room)
+    async def _reply(self, cmd: Command, reply: Reply) -> None:
+        if not cmd.reply_to or self._producer is None:
             return
-        await self._reply(cmd, ok=False, code="ROOM_UNAVAILABLE", message="room is busy; retry")
-
-    async def _reply(self, cmd: dict[str, Any], *, ok: bool, seqs: list[int] | None = None,
-                     result: dict | None = None, code: str = "", message: str = "",
-                     params: dict | None = None) -> None:
-        if not cmd.get("reply_to") or self._producer is None:
-            return
-        await self._producer.send(self.t_replies, key=cmd["reply_to"].encode(), value=encode({
-            "command_id": cmd["command_id"], "reply_to": cmd["reply_to"], "ok": ok,
-            "seqs": seqs or [], "result": result or {}, "code": code, "message": message,
-            "params": params or {}}))
+        try:
+            await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply))
+        except Exception:
+            log.exception("reply_failed", room_id=cmd.room_id)
 
     # ---------------------------------------------------------------- timers, bots
     def _after(self, room: Room) -> None:
@@ -323,43 +299,49 @@ class RoomOwner:
         if seat is None:
             return
         r = room.round
-        payload = {"round_no": r.round_no, "turn_no": r.turn_no, "away_after": self.away_after}
+        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         bot = room.bot_controls(seat)
         wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
         delay = max(0.0, room.turn_started_at + wait - time.time())
-        loop = asyncio.get_running_loop()
-        self._timers[room.room_id] = loop.call_later(
-            delay, lambda: asyncio.ensure_future(self._send_command(command(room.room_id, "timeout", payload=payload))))
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            delay, lambda: asyncio.ensure_future(self.send_command(timeout)))
         if bot:
             ask = (r.round_no, r.turn_no, r.turn.phase, room.seq)
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
-                level = room.seats[seat].bot_level or "beginner"
-                asyncio.ensure_future(self._send(self.t_bots, room.room_id, {
-                    "room_id": room.room_id, "seat": seat, "level": level, "round_no": r.round_no,
-                    "turn_no": r.turn_no, "seq": room.seq, "perspective": perspective(r, seat)}))
+                asyncio.ensure_future(self._ask_bot(room, seat))
 
-    async def _send_command(self, cmd: dict[str, Any]) -> None:
-        await self._send(self.t_commands, cmd["room_id"], cmd)
+    async def _ask_bot(self, room: Room, seat: int) -> None:
+        try:
+            history = await self._round_history(room)
+            value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
+                                room.seq, history)
+            await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
+        except Exception:
+            log.exception("bot_request_failed", room_id=room.room_id, seat=seat)
 
-    async def _send(self, topic: str, key: str, value: dict[str, Any]) -> None:
+    async def _round_history(self, room: Room) -> list:
+        """The current round's engine events, from its deal on (the store's tail)."""
+        out: list = []
+        for ev in await self.store.load(room.room_id, room.round_seq):
+            rec = decode(ev.payload)
+            if isinstance(rec.event, (RoundDealt, MoveMade)):
+                out.extend(rec.event.events)
+        return out
+
+    async def send_command(self, cmd: Command) -> None:
         if self._producer is None:
             return
         try:
-            await self._producer.send(topic, key=key.encode(), value=encode(value))
+            await self._producer.send(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
         except Exception:
-            log.exception("send_failed", topic=topic, room_id=key)
+            log.exception("send_failed", room_id=cmd.room_id)
 
 
-def _action_key(cmd: dict[str, Any]) -> str:
-    """Client action ids are per seat: namespace them by the seat token's hash."""
-    return f"{cmd.get('token_hash', '')[:16]}:{cmd['action_id']}"
+def _code(exc: Exception) -> str:
+    return exc.code if isinstance(exc, RoomError) else exc.code.value
 
 
 def _listing(room: Room) -> tuple:
     """What the room index shows; unchanged by ordinary moves."""
     return (room.status, len(room.free_seats()), room.public, room.code)
-
-
-def _params(exc: Exception) -> dict[str, str]:
-    return {k: str(v) for k, v in getattr(exc, "params", {}).items()}

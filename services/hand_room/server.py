@@ -16,12 +16,15 @@ from hand_common.config import RoomConfig
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import ensure_topics
+from hand_infra.topics import ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ensure_topics
 
 from .bus import Bus
+from .feeds import Feeds
 from .gateway import RoomGateway
 from .index import RoomIndex
 from .owner import RoomOwner
+from .publish import private_value, public_value
+from .repository import RoomRepository
 from .rules_port import GrpcRules, LocalRules
 
 SERVICE_NAME = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"].full_name
@@ -43,6 +46,8 @@ class RoomServer:
         self.owner: RoomOwner | None = None
         self.bus: Bus | None = None
         self.relay: OutboxRelay | None = None
+        self.repo: RoomRepository | None = None
+        self.feeds: Feeds | None = None
         self.rules = None
 
     @property
@@ -58,18 +63,26 @@ class RoomServer:
             index = await self._open_store()
             self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
             t = self.topics or {}
-            self.relay = OutboxRelay(self.store, self.kafka, **({"topic": t["events"]} if "events" in t else {}))
+            events = t.get("events", ROOM_EVENTS)
+            public = t.get("public", ROOM_EVENTS_PUBLIC if "events" not in t else f"{events}-public")
+            self.relay = OutboxRelay(self.store, self.kafka, topic=events,
+                                     routes=[(events, private_value), (public, public_value)])
             await self.relay.start()
+            self.repo = RoomRepository(self.store)
+            self.feeds = Feeds(self.store, self.repo)
             self.owner = RoomOwner(self.store, index, self.kafka, self.rules, self.relay,
                                    group_id=self.config.group_id,
-                                   away_after_timeouts=self.config.away_after_timeouts, topics=self.topics)
+                                   away_after_timeouts=self.config.away_after_timeouts, topics=self.topics,
+                                   repo=self.repo, feeds=self.feeds)
             await self.owner.start()
             self.bus = Bus(self.kafka, instance_id=self.instance_id,
-                           command_timeout_s=self.config.command_timeout_s, topics=self.topics)
+                           command_timeout_s=self.config.command_timeout_s, topics=self.topics,
+                           feeds=self.feeds)
             await self.bus.start()
             server = grpc.aio.server(options=self.config.server.channel_options())
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(
-                RoomGateway(self.bus, self.store, index, presence_grace_s=self.config.presence_grace_s), server)
+                RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
+                            presence_grace_s=self.config.presence_grace_s), server)
             health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
             reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
             self.port = server.add_insecure_port(self.config.server.address)
@@ -99,7 +112,7 @@ class RoomServer:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
             self._server = None
-        for part in (self.bus, self.owner, self.relay):
+        for part in (self.bus, self.owner, self.relay, self.feeds):
             if part is not None:
                 await part.stop()
         if isinstance(self.rules, GrpcRules):

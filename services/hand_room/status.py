@@ -11,8 +11,9 @@ from hand.v1 import errors_pb2
 from hand_engine import Code
 from hand_rules.errors import status_code
 from hand_rules.messages import message as rule_message
+from hand_rules.messages import shown_params
 
-from .errors import INVALID, NOT_FOUND, PERMISSION, UNAVAILABLE
+from .errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},
@@ -32,7 +33,11 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                          "ar": "معرّف الحركة هذا استُخدم لحركة أخرى."},
     "ROOM_UNAVAILABLE": {"en": "The room did not answer in time; retry with the same action id.",
                          "ar": "لم تستجب الغرفة في الوقت المحدد؛ أعد المحاولة بنفس معرّف الحركة."},
-    "INTERNAL": {"en": "Internal error.", "ar": "خطأ داخلي."},
+    "SEQ_OUT_OF_RANGE": {"en": "That seq is past the room's history (next seq {next_seq}).",
+                         "ar": "هذا الرقم التسلسلي بعد نهاية سجل الغرفة (التالي {next_seq})."},
+    "MATCH_OVER": {"en": "The match is over.", "ar": "انتهت المباراة."},
+    "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
+                 "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }
 
 
@@ -43,6 +48,8 @@ def grpc_code(code: str) -> grpc.StatusCode:
         return grpc.StatusCode.NOT_FOUND
     if code in PERMISSION:
         return grpc.StatusCode.PERMISSION_DENIED
+    if code in OUT_OF_RANGE:
+        return grpc.StatusCode.OUT_OF_RANGE
     if code in UNAVAILABLE:
         return grpc.StatusCode.UNAVAILABLE
     if code == "INTERNAL":
@@ -56,13 +63,24 @@ def text(code: str, params: dict, lang: str) -> str:
     if code in Code.__members__:
         return rule_message(Code[code], params, lang)
     entry = ROOM_MESSAGES.get(code, ROOM_MESSAGES["INTERNAL"])
-    return entry.get(lang, entry["en"])
+    template = entry.get(lang, entry["en"])
+    try:
+        return template.format_map({k: str(v) for k, v in params.items()})
+    except (KeyError, ValueError):
+        return template.split(" (")[0].rstrip(".") + "."
+
+
+def rule_error(code: str, params: dict, lang: str) -> errors_pb2.RuleError:
+    """The wire detail of a refusal (unknown codes are INTERNAL)."""
+    name = f"ERROR_CODE_{code}"
+    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() \
+        else errors_pb2.ERROR_CODE_INTERNAL
+    return errors_pb2.RuleError(code=number, message=text(code, params, lang), params=shown_params(params))
 
 
 def to_status(code: str, params: dict, lang: str) -> grpc.Status:
-    msg = text(code, params, lang)
-    number = errors_pb2.ErrorCode.Value(f"ERROR_CODE_{code}") if f"ERROR_CODE_{code}" in errors_pb2.ErrorCode.keys() else 0
-    detail = errors_pb2.RuleError(code=number, message=msg, params={k: str(v) for k, v in params.items()})
+    detail = rule_error(code, params, lang)
+    msg = detail.message
     packed = any_pb2.Any()
     packed.Pack(detail)
     return rpc_status.to_status(status_pb2.Status(code=grpc_code(code).value[0], message=msg, details=[packed]))

@@ -16,7 +16,7 @@ from grpc_status import rpc_status
 from hand.v1 import errors_pb2
 from hand_engine import Code, RuleViolation
 
-from .messages import DEFAULT_LANGUAGE, message
+from .messages import DEFAULT_LANGUAGE, message, shown_params
 
 MALFORMED = frozenset({
     Code.INVALID_ARGUMENT, Code.INVALID_OPTIONS, Code.INVALID_STATE, Code.UNKNOWN_CARD,
@@ -37,7 +37,7 @@ def error_code(code: Code) -> int:
 def rule_error(exc: RuleViolation, lang: str = DEFAULT_LANGUAGE) -> errors_pb2.RuleError:
     return errors_pb2.RuleError(
         code=error_code(exc.code), message=message(exc.code, exc.params, lang),
-        params={k: str(v) for k, v in exc.params.items() if v is not None},
+        params=shown_params(exc.params),
     )
 
 

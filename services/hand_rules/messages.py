@@ -19,13 +19,21 @@ DEFAULT_LANGUAGE = "en"
 # code → {language: (template, ...)}
 CATALOGUE: dict[Code, dict[str, tuple[str, ...]]] = {
     Code.INVALID_ARGUMENT: {
-        "en": ("The request is malformed.",),
-        "ar": ("الطلب غير صالح.",),
+        "en": ("{field} must be within {min}..{max}.", "{field} is too long: at most {max}.",
+               "{field} must be one of: {allowed}.", "{field} is missing or malformed.",
+               "The request is malformed."),
+        "ar": ("يجب أن يكون {field} بين {min} و{max}.", "{field} أطول من المسموح: {max} على الأكثر.",
+               "يجب أن يكون {field} واحداً من: {allowed}.", "الحقل {field} مفقود أو غير صالح.",
+               "الطلب غير صالح."),
     },
     Code.INVALID_OPTIONS: {
-        "en": ("Invalid rule option: {option}.", "Unknown rule preset: {preset}.",
+        "en": ("Invalid rule option {option}={value}: allowed {allowed}.",
+               "Invalid rule option {option}={value}: must be within {min}..{max}.",
+               "Invalid rule option: {option}.", "Unknown rule preset: {preset}.",
                "These rule options are not allowed."),
-        "ar": ("خيار قواعد غير صالح: {option}.", "مجموعة قواعد غير معروفة: {preset}.",
+        "ar": ("خيار قواعد غير صالح {option}={value}: المسموح {allowed}.",
+               "خيار قواعد غير صالح {option}={value}: يجب أن يكون بين {min} و{max}.",
+               "خيار قواعد غير صالح: {option}.", "مجموعة قواعد غير معروفة: {preset}.",
                "خيارات القواعد هذه غير مسموح بها."),
     },
     Code.INVALID_STATE: {
@@ -171,10 +179,18 @@ def _fields(template: str) -> set[str]:
 
 
 def _shown(key: str, value: object) -> str:
-    """A parameter as shown in a message: known card ids by name (``10H``)."""
-    if key == "card" and type(value) is int and 0 <= value < 106:
+    """A parameter as shown in a message and in ``RuleError.params``: engine card
+    ids in the one card notation (``10H``, ``JK#2``), lists comma-separated."""
+    if key in ("card", "joker") and type(value) is int and 0 <= value < 106:
         return format_card(value)
+    if key == "cards" and isinstance(value, (tuple, list)):
+        return ",".join(_shown("card", v) for v in value)
     return str(value)
+
+
+def shown_params(params: Mapping[str, object]) -> dict[str, str]:
+    """``params`` as the wire's ``RuleError.params`` (text values, ``None`` left out)."""
+    return {k: _shown(k, v) for k, v in params.items() if v is not None}
 
 
 def message(code: Code, params: Mapping[str, object], lang: str = DEFAULT_LANGUAGE) -> str:

@@ -126,7 +126,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
             options, request.seats,
             seed=request.deck.seed if deal == "deck" else request.seed,
             dealer=request.dealer if request.HasField("dealer") else None,
-            deck=tuple(request.deck.cards) if deal == "deck" else None,
+            deck=convert.cards_in(request.deck.cards, Code.INVALID_ARGUMENT, "deck.cards") if deal == "deck" else None,
             round_no=request.round_no or 1,
         )
         return pb.StartRoundResponse(
@@ -147,7 +147,8 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
     def EvaluateStaging(self, request: pb.EvaluateStagingRequest) -> pb.EvaluateStagingResponse:
         state = _state(request)
         seat = _seat(request.seat, state)
-        staging = engine.evaluate_staging(state, seat, [tuple(c.cards) for c in request.candidates])
+        staging = engine.evaluate_staging(state, seat, [convert.cards_in(c.cards, field="candidates.cards")
+                                                                for c in request.candidates])
         return pb.EvaluateStagingResponse(evaluation=convert.staging_to_proto(staging))
 
     @_rpc

@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import LedgerConfig, RoomConfig, RulesConfig
+from hand_common.config import EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
@@ -54,6 +54,7 @@ class Broker:
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.settings = kafka_settings(environ)
+        self.port = EmbeddedBrokerConfig.from_env(environ).port
         self.stack = stack
         self._tansu: TansuBroker | None = None
 
@@ -64,7 +65,7 @@ class Broker:
     async def start(self) -> None:
         settings = self.settings
         if settings.embedded:
-            self._tansu = TansuBroker()
+            self._tansu = TansuBroker(port=self.port or None)
             await self._tansu.start()
             settings = settings.with_bootstrap(self._tansu.bootstrap_servers)
         await ensure_topics(settings)
@@ -175,6 +176,15 @@ def build(environ: Mapping[str, str] | None = None) -> list[Component]:
     return [factory(environ, stack) for factory in COMPONENTS]
 
 
+def client_hint(components: Sequence[Component]) -> str:
+    """How to point a client (or the conformance client) at what is running."""
+    names = {"broker": "KAFKA_BOOTSTRAP_SERVERS", "rules": "HAND_RULES_ADDR", "room": "HAND_ROOM_ADDR",
+             "ledger": "HAND_LEDGER_ADDR"}
+    pairs = [f"{names[c.name]}={c.target}" for c in components if c.name in names and c.target]
+    return ("hand: clients connect with " + " ".join(pairs)
+            + " (public events: topic hand.room-events-public; docs/clients.md)")
+
+
 async def run(components: Sequence[Component], stop: asyncio.Event,
               announce: Callable[[str], None] = print) -> None:
     """Start ``components`` in order, wait for ``stop``, stop them in reverse order."""
@@ -184,6 +194,7 @@ async def run(components: Sequence[Component], stop: asyncio.Event,
             await component.start()
             started.append(component)
             announce(f"{component.name}: listening on {component.target}")
+        announce(client_hint(started))
         announce("hand: running; Ctrl-C stops")
         await stop.wait()
     finally:

@@ -11,7 +11,7 @@ from typing import Any
 
 import grpc
 
-from hand.v1 import actions_pb2, options_pb2
+from hand.v1 import actions_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common.config import RoomConfig
@@ -22,8 +22,14 @@ from hand_infra.topics import ensure_topics
 from hand_room.server import RoomServer
 
 
+def seq_of(msg: pb.WatchResponse) -> int:
+    """The seq a Watch message stands at: its event's, or for the snapshot the last
+    event it includes (-1 for the empty snapshot at from_seq 0)."""
+    return msg.event.seq if msg.HasField("event") else msg.snapshot.next_seq - 1
+
+
 def topics_for(unique: str) -> dict[str, str]:
-    return {k: f"t-{unique}-{k}" for k in ("commands", "events", "replies", "bots")}
+    return {k: f"t-{unique}-{k}" for k in ("commands", "events", "replies", "bots", "public")}
 
 
 async def make_topics(settings, topics: dict[str, str], partitions: int = 4) -> None:
@@ -78,7 +84,7 @@ class Player:
     def choose(self, view) -> list[actions_pb2.Action]:
         """Candidate moves for this seat's turn, best first."""
         t = view.turn
-        hand = list(view.hand)
+        hand = [c - 1 for c in view.hand]  # wire ids are engine ids + 1
         if t.phase == 1 and not t.opening_discard:  # draw
             return [actions_pb2.Action(draw_stock=actions_pb2.DrawStock())]
         moves: list[actions_pb2.Action] = []
@@ -91,13 +97,13 @@ class Player:
             if combo and (me.opened or total >= view.threshold) and used < len(hand):
                 lay = actions_pb2.Action()
                 for c in combo:
-                    lay.lay_melds.melds.add(cards=c.cards)
+                    lay.lay_melds.melds.add(cards=[x + 1 for x in c.cards])
                 moves.append(lay)
-        taken = t.taken if t.HasField("taken") else None
+        taken = t.taken - 1 if t.HasField("taken") else None
         j = self.options.joker_in_hand
         for card in sorted(hand, key=lambda c: (-hand_value(c, j), c)):
             if card != taken:
-                moves.append(actions_pb2.Action(discard=actions_pb2.Discard(card=card)))
+                moves.append(actions_pb2.Action(discard=actions_pb2.Discard(card=card + 1)))
         return moves
 
 
@@ -113,8 +119,8 @@ def perspective_from_proto(v, options: Options) -> dict[str, Any]:
     for m in v.melds:
         run = m.kind == 2
         d = {"id": m.id, "owner": m.owner, "kind": "run" if run else "set",
-             "cards": [format_card(c) for c in m.cards],
-             "stand_ins": [{"joker": format_card(si.joker), "rank": si.rank,
+             "cards": [format_card(c - 1) for c in m.cards],
+             "stand_ins": [{"joker": format_card(si.joker - 1), "rank": si.rank,
                             "suit": None if si.suit == 0 else "SHDC"[si.suit - 1]} for si in m.stand_ins],
              "value": m.value, "laid_turn": m.laid_turn}
         d.update({"suit": "SHDC"[m.suit - 1], "low": m.low} if run else {"rank": m.rank})
@@ -124,14 +130,14 @@ def perspective_from_proto(v, options: Options) -> dict[str, Any]:
         "seats": [{"seat": s.seat, "hand_size": s.hand_size, "opened": s.opened,
                    "opening_total": s.opening_total if s.HasField("opening_total") else None,
                    "laid_any": s.laid_any, "draw_turns": s.draw_turns} for s in v.seats],
-        "pile": list(v.pile), "melds": melds, "threshold": v.threshold, "stock_size": v.stock_size,
-        "rebuilds": v.rebuilds, "hand": list(v.hand), "turn_no": v.turn_no,
+        "pile": [c - 1 for c in v.pile], "melds": melds, "threshold": v.threshold, "stock_size": v.stock_size,
+        "rebuilds": v.rebuilds, "hand": [c - 1 for c in v.hand], "turn_no": v.turn_no,
         "draw_turns": v.draw_turns, "next_meld_id": v.next_meld_id,
         "last_opening_total": v.last_opening_total if v.HasField("last_opening_total") else None,
         "turn": {"seat": t.seat, "phase": phases[t.phase], "opening_discard": t.opening_discard,
-                 "first_turn": t.first_turn, "taken": t.taken if t.HasField("taken") else None,
+                 "first_turn": t.first_turn, "taken": t.taken - 1 if t.HasField("taken") else None,
                  "take_pending": t.take_pending, "discard_only": t.discard_only,
-                 "drawn": t.drawn if t.HasField("drawn") else None, "fresh": t.fresh, "took": t.took,
+                 "drawn": t.drawn - 1 if t.HasField("drawn") else None, "fresh": t.fresh, "took": t.took,
                  "take_final": t.take_final, "take_met": t.take_met, "laid": list(t.laid),
                  "layoffs": t.layoffs, "foreign": t.foreign, "opened_now": t.opened_now},
     }
@@ -182,7 +188,7 @@ async def create_room(stub, preset: str = "hand", seats: int = 4, rounds: int = 
     created = await stub.CreateRoom(pb.CreateRoomRequest(
         rules=selection(preset, **overrides), rounds=rounds, seat_count=seats, turn_seconds=turn_seconds,
         player_name="host", player_id="p0",
-        visibility=pb.ROOM_VISIBILITY_PUBLIC if public else pb.ROOM_VISIBILITY_PRIVATE))
+        visibility=room_pb2.ROOM_VISIBILITY_PUBLIC if public else room_pb2.ROOM_VISIBILITY_PRIVATE))
     options = resolve(preset, {**overrides, "rounds": rounds})
     players = [Player(stub, created.room.room_id, created.seat_token, 0, options)]
     return created, players
@@ -202,16 +208,16 @@ async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeo
     by_seat = {p.seat: p for p in players}
     while time.monotonic() < deadline:
         latest = [w.latest for w in watchers.values() if w.latest is not None]
-        ref = max(latest, key=lambda m: m.seq) if latest else None
-        if ref is not None and ref.room.status == pb.ROOM_STATUS_FINISHED:
+        ref = max(latest, key=seq_of) if latest else None
+        if ref is not None and ref.room.status == room_pb2.ROOM_STATUS_FINISHED:
             return moves
-        seq = ref.seq if ref is not None else -1
+        seq = seq_of(ref) if ref is not None else -1
         if ref is not None and ref.view.HasField("result"):
             await asyncio.sleep(0.005)
             continue
         mover = ref.view.turn.seat if ref is not None and ref.HasField("view") else None
         w = watchers.get(mover) if mover is not None else None
-        if w is None or w.latest is None or w.latest.seq < seq or mover not in by_seat:
+        if w is None or w.latest is None or seq_of(w.latest) < seq or mover not in by_seat:
             await asyncio.sleep(0.005)
             continue
         p = by_seat[mover]
@@ -229,6 +235,6 @@ async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeo
         # wait until every stream has seen the move's events
         end = time.monotonic() + 10
         while time.monotonic() < end and any(
-                x.latest is None or x.latest.seq < acted.last_seq for x in watchers.values()):
+                x.latest is None or seq_of(x.latest) < acted.last_seq for x in watchers.values()):
             await asyncio.sleep(0.002)
     raise AssertionError("match did not finish in time")

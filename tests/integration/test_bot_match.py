@@ -15,10 +15,12 @@ from types import SimpleNamespace
 import grpc
 import pytest
 
+from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
 from hand_common.healthcheck import check
+from hand_room.domain import MoveMade, decode
 
 from .room_support import Watcher, create_room, make_topics, start_instance, topics_for, wait_for
 
@@ -41,7 +43,7 @@ async def stack(broker, tmp_path: Path, unique: str):
         await server.stop(grace=0)
 
 
-@pytest.mark.parametrize("preset,level", [("hand", pb.BOT_LEVEL_STRONG), ("saudi-partnership", pb.BOT_LEVEL_MIDDLE)])
+@pytest.mark.parametrize("preset,level", [("hand", room_pb2.BOT_LEVEL_STRONG), ("saudi-partnership", room_pb2.BOT_LEVEL_MIDDLE)])
 async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, preset: str, level: int) -> None:
     """The host fills the room with bots, starts, and leaves: a bot holds its seat too."""
     stub = stack.stub
@@ -54,20 +56,20 @@ async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, p
     try:
         async def finished() -> bool:
             room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
-            return room.status == pb.ROOM_STATUS_FINISHED
+            return room.status == room_pb2.ROOM_STATUS_FINISHED
 
         await wait_for(finished, timeout=240, interval=0.2)
         stored = await stack.store.load(room_id)
         kinds = [e.kind for e in stored]
         assert [e.seq for e in stored] == list(range(len(stored)))
-        assert kinds.count("round_started") == kinds.count("round_scored") == 1
+        assert kinds.count("round_dealt") == kinds.count("round_scored") == 1
         assert kinds[-1] == "match_ended"
-        moves = [e.payload for e in stored if e.kind == "moved"]
+        moves = [r.event for r in (decode(e.payload) for e in stored) if isinstance(r.event, MoveMade)]
         assert len(moves) > 20
         # every move came from a bot's answer: no refused action, no expired turn
-        assert {m["by"] for m in moves} == {"bot"}, {m["by"] for m in moves}
-        assert {m["seat"] for m in moves} == {0, 1, 2, 3}
-        assert stack.bots.decided >= len({(m["round_no"], m["turn_no"]) for m in moves})
+        assert {m.origin for m in moves} == {"bot"}, {m.origin for m in moves}
+        assert {m.seat for m in moves} == {0, 1, 2, 3}
+        assert stack.bots.decided >= len({(m.round_no, m.turn_no) for m in moves})
         final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
         assert len(final.winners) >= 1
     finally:

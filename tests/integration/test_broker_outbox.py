@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import signal
 import socket
 import subprocess
@@ -15,9 +17,25 @@ from aiokafka import AIOKafkaConsumer
 from hand_infra._proc import ProcessStartError, port_is_free, stop_process
 from hand_infra.broker import TansuBroker, kafka_broker
 from hand_infra.eventstore import EventStore
-from hand_infra.outbox import Deduper, OutboxRelay, decode_event
+from hand_infra.outbox import Deduper, OutboxEntry, OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics, topic_partitions
+
+
+def envelope(entry: OutboxEntry) -> bytes:
+    """A route rendering: the stored event with its coordinates (the room service's
+    routes render hand.v1.RoomEvent instead; the relay is generic)."""
+    return json.dumps({"room_id": entry.room_id, "seq": entry.seq, "kind": entry.kind,
+                       "payload": json.loads(entry.payload)}, ensure_ascii=False).encode()
+
+
+def decode_event(value: bytes) -> dict:
+    return json.loads(value)
+
+
+def b(payload: dict) -> bytes:
+    """An event payload as the store keeps it: opaque bytes (here JSON, for readable tests)."""
+    return json.dumps(payload, ensure_ascii=False).encode()
 
 
 async def test_tansu_starts_on_loopback_and_frees_its_port_on_stop() -> None:
@@ -111,7 +129,7 @@ async def append_rounds(store: EventStore, rooms: list[str], rounds: int) -> int
         for i, room in enumerate(rooms):
             size = 1 + (r + i) % 3
             seq = await store.next_seq(room)
-            await store.append(room, seq, [("Played", {"round": r, "k": k}) for k in range(size)])
+            await store.append(room, seq, [("Played", b({"round": r, "k": k})) for k in range(size)])
             count += size
     return count
 
@@ -122,7 +140,7 @@ async def test_the_relay_delivers_every_event_once_and_in_order_per_room(
     topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(6)]
     await ensure_topics(broker, [topic], partitions=4)
     total = await append_rounds(store, rooms, rounds=5)
-    async with OutboxRelay(store, broker, topic=topic, batch_size=16) as relay:
+    async with OutboxRelay(store, broker, topic=topic, batch_size=16, routes=[(topic, envelope)]) as relay:
         total += await append_rounds(store, rooms, rounds=2)  # while the relay runs
         relay.notify()
         deduper: Deduper[dict] = Deduper()
@@ -157,7 +175,7 @@ async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothi
                 raise RuntimeError("crashed before marking")
             await store.mark_published(ids)
 
-    first = OutboxRelay(CrashAfterFirstMark(), broker, topic=topic, batch_size=10)  # type: ignore[arg-type]
+    first = OutboxRelay(CrashAfterFirstMark(), broker, topic=topic, batch_size=10, routes=[(topic, envelope)])  # type: ignore[arg-type]
     await first.start(run=False)
     try:
         assert await first.publish_pending() == 10
@@ -169,7 +187,7 @@ async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothi
 
     await append_rounds(store, rooms, rounds=1)  # more arrives while no relay runs
     total += 6
-    async with OutboxRelay(store, broker, topic=topic, batch_size=10) as second:
+    async with OutboxRelay(store, broker, topic=topic, batch_size=10, routes=[(topic, envelope)]) as second:
         deduper: Deduper[dict] = Deduper()
         raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total + 10)
     assert second.published == total - 10

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 from datetime import UTC
 from pathlib import Path
@@ -16,16 +18,21 @@ from hand_infra.eventstore import DuplicateAction, EventStore, SeqGap, StaleAppe
 ROUND = {"deck": ["AS", "2H", "JK"], "dealer": 2, "name": "لاعب"}
 
 
+def b(payload: dict) -> bytes:
+    """An event payload as the store keeps it: opaque bytes (here JSON, for readable tests)."""
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
 async def test_appended_events_load_back_in_order_with_their_payloads(store: EventStore) -> None:
     assert await store.next_seq("r1") == 0
-    assert await store.append("r1", 0, [("RoundStarted", ROUND), ("CardDrawn", {"seat": 0})]) == [0, 1]
-    assert await store.append("r1", 2, [("CardDiscarded", {"seat": 0, "card": "AS"})]) == [2]
-    await store.append("other", 0, [("RoundStarted", {})])
+    assert await store.append("r1", 0, [("RoundStarted", b(ROUND)), ("CardDrawn", b({"seat": 0}))]) == [0, 1]
+    assert await store.append("r1", 2, [("CardDiscarded", b({"seat": 0, "card": "AS"}))]) == [2]
+    await store.append("other", 0, [("RoundStarted", b({}))])
 
     events = await store.load("r1")
     assert [(e.seq, e.kind) for e in events] == [
         (0, "RoundStarted"), (1, "CardDrawn"), (2, "CardDiscarded")]
-    assert events[0].payload == ROUND
+    assert json.loads(events[0].payload) == ROUND
     assert all(e.room_id == "r1" and e.created_at.tzinfo is not None for e in events)
     assert events[0].created_at.utcoffset() == UTC.utcoffset(None)
     assert [e.seq for e in await store.load("r1", from_seq=1)] == [1, 2]
@@ -35,18 +42,18 @@ async def test_appended_events_load_back_in_order_with_their_payloads(store: Eve
 
 
 async def test_an_append_at_a_taken_seq_is_stale_and_writes_nothing(store: EventStore) -> None:
-    await store.append("r1", 0, [("A", {}), ("B", {})])
+    await store.append("r1", 0, [("A", b({})), ("B", b({}))])
     with pytest.raises(StaleAppend) as info:
-        await store.append("r1", 1, [("Fork", {})])
+        await store.append("r1", 1, [("Fork", b({}))])
     assert (info.value.expected_seq, info.value.next_seq) == (1, 2)
     assert [e.kind for e in await store.load("r1")] == ["A", "B"]
     assert len(await store.pending_outbox()) == 2
 
 
 async def test_an_append_past_the_end_would_leave_a_gap_and_is_refused(store: EventStore) -> None:
-    await store.append("r1", 0, [("A", {})])
+    await store.append("r1", 0, [("A", b({}))])
     with pytest.raises(SeqGap):
-        await store.append("r1", 5, [("Z", {})])
+        await store.append("r1", 5, [("Z", b({}))])
     assert await store.next_seq("r1") == 1
 
 
@@ -54,7 +61,7 @@ async def test_of_concurrent_appenders_at_one_seq_exactly_one_wins(store: EventS
     """Several owners race for each seq; the log never forks."""
     for seq in range(8):
         results = await asyncio.gather(
-            *(store.append("r1", seq, [("Owner", {"owner": i})]) for i in range(3)),
+            *(store.append("r1", seq, [("Owner", b({"owner": i}))]) for i in range(3)),
             return_exceptions=True)
         winners = [r for r in results if not isinstance(r, BaseException)]
         assert winners == [[seq]], results
@@ -68,14 +75,14 @@ async def test_the_unique_key_stops_a_fork_even_when_the_head_check_is_fooled(
     store: EventStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The database's (room_id, seq) key is the guard, not the read before the write."""
-    await store.append("r1", 0, [("A", {}), ("B", {})])
+    await store.append("r1", 0, [("A", b({})), ("B", b({}))])
 
     async def stale_head(_self: EventStore, _conn: object, _room_id: str) -> int:
         return 1  # what a stale owner believed
 
     monkeypatch.setattr(EventStore, "_next_seq", stale_head)
     with pytest.raises(StaleAppend):
-        await store.append("r1", 1, [("Fork", {})])
+        await store.append("r1", 1, [("Fork", b({}))])
     monkeypatch.undo()
     assert [e.kind for e in await store.load("r1")] == ["A", "B"]
     assert len(await store.pending_outbox()) == 2
@@ -83,19 +90,19 @@ async def test_the_unique_key_stops_a_fork_even_when_the_head_check_is_fooled(
 
 async def test_a_client_action_id_is_applied_once(store: EventStore) -> None:
     assert await store.lookup_action("r1", "act-1") is None
-    assert await store.append("r1", 0, [("Drew", {}), ("Discarded", {})], action_id="act-1") == [0, 1]
+    assert await store.append("r1", 0, [("Drew", b({})), ("Discarded", b({}))], action_id="act-1") == [0, 1]
     assert await store.lookup_action("r1", "act-1") == [0, 1]
     with pytest.raises(DuplicateAction) as info:
-        await store.append("r1", 2, [("Drew", {})], action_id="act-1")
+        await store.append("r1", 2, [("Drew", b({}))], action_id="act-1")
     assert info.value.seqs == [0, 1]
     assert await store.next_seq("r1") == 2
     # Action ids are per room.
-    assert await store.append("r2", 0, [("Drew", {})], action_id="act-1") == [0]
+    assert await store.append("r2", 0, [("Drew", b({}))], action_id="act-1") == [0]
 
 
 async def test_concurrent_retries_of_one_action_apply_it_once(store: EventStore) -> None:
     results = await asyncio.gather(
-        *(store.append("r1", 0, [("Drew", {})], action_id="retry") for _ in range(3)),
+        *(store.append("r1", 0, [("Drew", b({}))], action_id="retry") for _ in range(3)),
         return_exceptions=True)
     assert sorted(map(repr, results)).count("[0]") == 1, results
     assert all(isinstance(r, DuplicateAction) and r.seqs == [0]
@@ -106,11 +113,11 @@ async def test_concurrent_retries_of_one_action_apply_it_once(store: EventStore)
 async def test_outbox_rows_are_written_with_the_events_in_one_transaction(
     store: EventStore, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    await store.append("r1", 0, [("A", {"n": 1})])
-    await store.append("r2", 0, [("A", {"n": 2}), ("B", {"n": 3})])
-    await store.append("r1", 1, [("B", {"n": 4})])
+    await store.append("r1", 0, [("A", b({"n": 1}))])
+    await store.append("r2", 0, [("A", b({"n": 2})), ("B", b({"n": 3}))])
+    await store.append("r1", 1, [("B", b({"n": 4}))])
     pending = await store.pending_outbox()
-    assert [(p.room_id, p.seq, p.kind, p.payload["n"]) for p in pending] == [
+    assert [(p.room_id, p.seq, p.kind, json.loads(p.payload)["n"]) for p in pending] == [
         ("r1", 0, "A", 1), ("r2", 0, "A", 2), ("r2", 1, "B", 3), ("r1", 1, "B", 4)]
     assert [p.room_id for p in await store.pending_outbox(limit=2)] == ["r1", "r2"]
 
@@ -119,7 +126,7 @@ async def test_outbox_rows_are_written_with_the_events_in_one_transaction(
                    Column("first_seq", String), Column("last_seq", String))
     monkeypatch.setattr(eventstore_module, "action_ids", broken)
     with pytest.raises(Exception, match="no_such_table"):
-        await store.append("r3", 0, [("A", {})], action_id="x")
+        await store.append("r3", 0, [("A", b({}))], action_id="x")
     monkeypatch.undo()
     assert await store.load("r3") == []
     assert len(await store.pending_outbox()) == 4
@@ -129,10 +136,10 @@ async def test_outbox_rows_are_written_with_the_events_in_one_transaction(
 
 
 async def test_reopening_a_store_keeps_its_events(store: EventStore) -> None:
-    await store.append("r1", 0, [("A", {})])
+    await store.append("r1", 0, [("A", b({}))])
     async with EventStore(store.url) as again:
         assert [e.kind for e in await again.load("r1")] == ["A"]
-        assert await again.append("r1", 1, [("B", {})]) == [1]
+        assert await again.append("r1", 1, [("B", b({}))]) == [1]
 
 
 async def test_sqlite_runs_in_wal_mode(tmp_path: Path) -> None:

@@ -2,21 +2,28 @@
 
 from __future__ import annotations
 
+import json
+
 import asyncio
 
 from hand_infra.eventstore import DuplicateAction, EventStore, SeqGap, StaleAppend
 
 
+def b(payload: dict) -> bytes:
+    """An event payload as the store keeps it: opaque bytes (here JSON, for readable tests)."""
+    return json.dumps(payload, ensure_ascii=False).encode()
+
+
 async def test_a_batch_appends_each_item_or_reports_why_not(store: EventStore) -> None:
-    await store.append("r0", 0, [("A", {})], action_id="done")
+    await store.append("r0", 0, [("A", b({}))], action_id="done")
     results = await store.append_batch([
-        ("r1", 0, [("A", {"n": 1})], "a1"),
-        ("r1", 1, [("B", {}), ("C", {})], None),
-        ("r2", 0, [("A", {})], None),
-        ("r1", 0, [("X", {})], None),          # seq taken: stale
-        ("r3", 5, [("X", {})], None),          # past the end: gap
-        ("r0", 1, [("X", {})], "done"),        # action already applied
-        ("r1", 3, [("D", {})], "a1"),          # action applied earlier in this batch
+        ("r1", 0, [("A", b({"n": 1}))], "a1"),
+        ("r1", 1, [("B", b({})), ("C", b({}))], None),
+        ("r2", 0, [("A", b({}))], None),
+        ("r1", 0, [("X", b({}))], None),          # seq taken: stale
+        ("r3", 5, [("X", b({}))], None),          # past the end: gap
+        ("r0", 1, [("X", b({}))], "done"),        # action already applied
+        ("r1", 3, [("D", b({}))], "a1"),          # action applied earlier in this batch
     ])
     assert results[:3] == [[0], [1, 2], [0]]
     assert isinstance(results[3], StaleAppend) and isinstance(results[4], SeqGap)
@@ -31,8 +38,8 @@ async def test_a_batch_appends_each_item_or_reports_why_not(store: EventStore) -
 
 async def test_a_batch_racing_a_single_append_forks_nothing(store: EventStore) -> None:
     results = await asyncio.gather(
-        store.append_batch([("r1", 0, [("batch", {})], None), ("r2", 0, [("batch", {})], None)]),
-        store.append("r1", 0, [("single", {})]),
+        store.append_batch([("r1", 0, [("batch", b({}))], None), ("r2", 0, [("batch", b({}))], None)]),
+        store.append("r1", 0, [("single", b({}))]),
         return_exceptions=True)
     events = await store.load("r1")
     assert len(events) == 1

@@ -14,9 +14,21 @@ from hand_common.healthcheck import check
 ROOT = Path(__file__).resolve().parents[2]
 
 
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
 def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -> None:
+    """Also: HAND_BROKER_PORT fixes the embedded broker's port, and make run prints how
+    a client connects to every part."""
     out = tmp_path / "run.out"
-    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json",
+    broker_port = _free_port()
+    env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_BROKER_PORT": str(broker_port),
+           "HAND_LOG_FORMAT": "json",
            "HAND_EVENTSTORE_URL": f"sqlite:///{tmp_path / 'events.db'}",
            "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}"}
     with out.open("w") as stdout:
@@ -36,6 +48,13 @@ def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -
         assert target is not None, "no 'rules: listening on' line"
         assert check(target) == "SERVING"
         assert ledger is not None and check(ledger) == "SERVING"
+        while "hand: running; Ctrl-C stops" not in out.read_text() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        lines = out.read_text().splitlines()
+        assert f"broker: listening on 127.0.0.1:{broker_port}" in lines
+        hint = next(line for line in lines if line.startswith("hand: clients connect with "))
+        assert f"KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:{broker_port}" in hint and f"HAND_RULES_ADDR={target}" in hint
+        assert "HAND_ROOM_ADDR=" in hint and f"HAND_LEDGER_ADDR={ledger}" in hint
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=15) == 0
     finally:

@@ -18,16 +18,17 @@ import grpc
 import pytest
 from aiokafka import AIOKafkaConsumer
 
-from hand.v1 import actions_pb2
+from hand.v1 import actions_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.broker import TansuBroker
 from hand_infra.eventstore import EventStore
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
+from hand_room.domain import MoveMade, decode
 from hand_room.owner import partition_of
 
-from .room_support import Player, Watcher, create_room, join_all, wait_for
+from .room_support import Player, Watcher, create_room, join_all, seq_of, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 8
@@ -130,7 +131,7 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                 """Reconnect a broken stream to the survivor, resuming after the last seq."""
                 w = watchers[seat]
                 if w.error is not None or (killed and w.stub is not stub_surv):
-                    last = w.latest.seq + 1 if w.latest else 0
+                    last = seq_of(w.latest) + 1 if w.latest else 0
                     await w.close()
                     fresh = Watcher(stub_surv, room_id, by_seat[seat].token, from_seq=last)
                     fresh.messages = [*w.messages]
@@ -143,12 +144,12 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                 if not have or not have[0].HasField("view"):
                     await asyncio.sleep(0.02)
                     continue
-                latest = max(have, key=lambda m: m.seq)
-                if latest.room.status == pb.ROOM_STATUS_FINISHED:
+                latest = max(have, key=seq_of)
+                if latest.room.status == room_pb2.ROOM_STATUS_FINISHED:
                     break
                 mover = latest.view.turn.seat
                 w = watchers[mover]
-                if w.latest is None or w.latest.seq < latest.seq or latest.view.HasField("result"):
+                if w.latest is None or seq_of(w.latest) < seq_of(latest) or latest.view.HasField("result"):
                     await asyncio.sleep(0.01)
                     continue
                 p = by_seat[mover]
@@ -166,27 +167,28 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                     owner.proc.send_signal(signal.SIGKILL)
                     owner.proc.wait()
                     killed = True
-                seq = latest.seq
+                seq = seq_of(latest)
                 end = time.monotonic() + 30
-                while max((x.latest.seq for x in watchers.values() if x.latest), default=0) <= seq \
+                while max((seq_of(x.latest) for x in watchers.values() if x.latest), default=0) <= seq \
                         and time.monotonic() < end:
                     await asyncio.sleep(0.01)
                     for seat in list(watchers):
                         await refresh(seat)
             assert killed, "the owner was never killed"
             final = (await stub_surv.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
-            assert final.status == pb.ROOM_STATUS_FINISHED
+            assert final.status == room_pb2.ROOM_STATUS_FINISHED
 
             store = EventStore(store_url)
             await store.start()
             stored = await store.load(room_id)
             await store.close()
             assert [e.seq for e in stored] == list(range(len(stored)))
-            ids = [e.payload.get("action_id") for e in stored if e.kind == "moved" and e.payload.get("by") == "player"]
-            assert len(ids) == len(set(ids)) == moves, "an accepted move is missing or doubled in the store"
+            played = [r for r in (decode(e.payload) for e in stored)
+                      if isinstance(r.event, MoveMade) and r.event.origin == "player"]
+            assert len(played) == moves, "an accepted move is missing or doubled in the store"
             # every stream saw every seq exactly once
             for seat, w in watchers.items():
-                seqs = [m.seq for m in w.messages if m.HasField("event")]
+                seqs = [m.event.seq for m in w.messages if m.HasField("event")]
                 assert seqs == list(range(seqs[0], stored[-1].seq + 1)), f"seat {seat}: gap or duplicate"
             # the event topic, de-duplicated by (room_id, seq), holds each seq once
             consumer = AIOKafkaConsumer(ROOM_EVENTS, bootstrap_servers=broker.bootstrap_servers,
@@ -199,9 +201,9 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                     batch = await consumer.getmany(timeout_ms=500)
                     for msgs in batch.values():
                         for m in msgs:
-                            ev = json.loads(m.value)
-                            if ev["room_id"] == room_id:
-                                seen[ev["seq"]] = seen.get(ev["seq"], 0) + 1
+                            ev = decode(m.value)
+                            if ev.room_id == room_id:
+                                seen[ev.seq] = seen.get(ev.seq, 0) + 1
             finally:
                 await consumer.stop()
             assert sorted(seen) == [e.seq for e in stored]

@@ -12,6 +12,7 @@ import pytest
 
 from hand.v1 import actions_pb2
 from hand.v1 import errors_pb2
+from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
@@ -19,7 +20,7 @@ from hand_rules.errors import from_status
 from grpc_status import rpc_status
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for, wait_for,
+    Watcher, create_room, join_all, make_topics, play_to_end, seq_of, start_instance, topics_for, wait_for,
 )
 
 
@@ -42,8 +43,23 @@ def rule_code(exc: grpc.aio.AioRpcError) -> str:
     return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
 
 
+def kind(msg: pb.WatchResponse) -> str | None:
+    return msg.event.WhichOneof("event") if msg.HasField("event") else None
+
+
+def engine_events(msg: pb.WatchResponse) -> list:
+    k = kind(msg)
+    return list(getattr(msg.event, k).events) if k in ("round_dealt", "move_made") else []
+
+
 def hidden_cards_leaked(msg: pb.WatchResponse, seat: int | None) -> bool:
-    for e in msg.event.events:
+    if kind(msg) == "round_dealt" and len(msg.event.round_dealt.deck):
+        return True
+    if kind(msg) == "match_started" and msg.event.match_started.HasField("seed"):
+        return True
+    if kind(msg) == "seat_taken" and (msg.event.seat_taken.token_hash or msg.event.seat_taken.player_id):
+        return True
+    for e in engine_events(msg):
         which = e.WhichOneof("event")
         if which == "stock_drawn" and e.stock_drawn.seat != seat and e.stock_drawn.HasField("card"):
             return True
@@ -69,14 +85,14 @@ async def test_four_human_seats_play_a_whole_match_to_final_standings(stack, pre
     try:
         moves = await play_to_end(players, watchers)
         final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
-        assert final.status == pb.ROOM_STATUS_FINISHED and len(final.winners) >= 1
+        assert final.status == room_pb2.ROOM_STATUS_FINISHED and len(final.winners) >= 1
         assert len(final.standings) == (2 if preset == "partnership" else 4)
         stored = await stack.store.load(room_id)
         assert [e.seq for e in stored] == list(range(len(stored)))
-        assert sum(1 for e in stored if e.kind == "moved") >= moves
-        await wait_for(lambda: all(w.latest.seq == stored[-1].seq for w in [*watchers.values(), spectator]))
+        assert sum(1 for e in stored if e.kind == "move_made") >= moves
+        await wait_for(lambda: all(seq_of(w.latest) == stored[-1].seq for w in [*watchers.values(), spectator]))
         for seat, w in watchers.items():
-            seqs = [m.seq for m in w.messages if m.HasField("event")]
+            seqs = [m.event.seq for m in w.messages if m.HasField("event")]
             assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), "gap or duplicate in a stream"
             assert not any(hidden_cards_leaked(m, seat) for m in w.messages)
         assert not any(hidden_cards_leaked(m, None) for m in spectator.messages)
@@ -98,7 +114,7 @@ async def test_bad_requests_get_clear_errors_and_change_nothing(stack) -> None:
     w = Watcher(stub, room_id, players[0].token)
     await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
     # the stream's own presence event lands asynchronously: wait for it before counting
-    await wait_for(lambda: any(m.event.kind == "seat_connected" for m in w.messages))
+    await wait_for(lambda: any(kind(m) == "seat_connected" for m in w.messages))
     mover = w.latest.view.turn.seat
     idle = 1 - mover
     by_seat = {p.seat: p for p in players}
@@ -138,7 +154,7 @@ async def test_bad_requests_get_clear_errors_and_change_nothing(stack) -> None:
     again = await by_seat[mover].act(discard, action_id="a-1")
     assert not first.duplicate and again.duplicate and (again.first_seq, again.last_seq) == (first.first_seq, first.last_seq)
     stored = await stack.store.load(room_id)
-    assert sum(1 for e in stored if e.kind == "moved") == 1
+    assert sum(1 for e in stored if e.kind == "move_made") == 1
     # the same id for another move is refused
     other_move = actions_pb2.Action(draw_stock=actions_pb2.DrawStock())
     await refused(by_seat[mover].act(other_move, action_id="a-1"), grpc.StatusCode.INVALID_ARGUMENT,
@@ -157,20 +173,20 @@ async def test_expired_turns_are_auto_played_then_a_bot_holds_the_seat_until_the
         room_id = created.room.room_id
         await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=5))
         spectator = Watcher(stub, room_id)
-        kinds = lambda: [m.event.kind for m in spectator.messages if m.HasField("event")]
+        kinds = lambda: [kind(m) for m in spectator.messages if m.HasField("event")]
         await wait_for(lambda: kinds().count("turn_timed_out") >= 1, timeout=20)
-        timed = [m for m in spectator.messages if m.event.kind == "moved"]
-        assert timed and timed[0].event.origin == pb.MOVE_ORIGIN_TIMER
+        timed = [m for m in spectator.messages if kind(m) == "move_made"]
+        assert timed and timed[0].event.move_made.origin == room_pb2.MOVE_ORIGIN_TIMER
         await wait_for(lambda: "seat_away" in kinds(), timeout=30)
-        await wait_for(lambda: any(m.event.origin == pb.MOVE_ORIGIN_BOT for m in spectator.messages), timeout=30)
-        away = next(m for m in spectator.messages if m.event.kind == "seat_away")
-        seat = away.event.seat
+        await wait_for(lambda: any(m.event.move_made.origin == room_pb2.MOVE_ORIGIN_BOT for m in spectator.messages), timeout=30)
+        away = next(m for m in spectator.messages if kind(m) == "seat_away")
+        seat = away.event.seat_away.seat
         assert away.room.seats[seat].away
         # the player comes back: its Watch stream gives it the seat back
         returning = Watcher(stub, room_id, next(p.token for p in players if p.seat == seat))
         await wait_for(lambda: "seat_back" in kinds(), timeout=20)
-        back = next(m for m in spectator.messages if m.event.kind == "seat_back")
-        assert back.event.seat == seat and not back.room.seats[seat].away
+        back = next(m for m in spectator.messages if kind(m) == "seat_back")
+        assert back.event.seat_back.seat == seat and not back.room.seats[seat].away
         await returning.close()
         await spectator.close()
     finally:

@@ -73,7 +73,7 @@ async def started(stub, preset: str = "hand", seats: int = 4, seed: int = 7) -> 
 
 
 def discard(card: int) -> actions_pb2.Action:
-    return actions_pb2.Action(discard=actions_pb2.Discard(card=card))
+    return actions_pb2.Action(discard=actions_pb2.Discard(card=card + 1))  # wire id = engine id + 1
 
 
 # ---------------------------------------------------------------- StartRound
@@ -91,7 +91,7 @@ async def test_start_round_from_an_explicit_deck_deals_as_rules_section_2(stub) 
     deck = list(range(105, -1, -1))
     n, dealer = 3, 1
     reply = await stub.StartRound(pb.StartRoundRequest(
-        seats=n, dealer=dealer, deck=cards_pb2.DeckOrder(cards=deck, seed=5), round_no=2
+        seats=n, dealer=dealer, deck=cards_pb2.DeckOrder(cards=[c + 1 for c in deck], seed=5), round_no=2
     ))
     state = state_from_proto(reply.state)
     starter = (dealer + 1) % n
@@ -123,7 +123,7 @@ async def test_a_legal_move_returns_the_new_state_and_its_events(stub) -> None:
     expected, events = hand_engine.apply(state, seat, hand_engine.Discard(card))
     assert state_from_proto(reply.state) == expected
     assert [e.WhichOneof("event") for e in reply.events] == ["card_discarded", "turn_started"]
-    assert reply.events[0].card_discarded.card == card and len(events) == 2
+    assert reply.events[0].card_discarded.card == card + 1 and len(events) == 2
 
 
 async def test_an_illegal_move_is_failed_precondition_with_its_error_code(stub) -> None:
@@ -155,7 +155,7 @@ def _tampered_state(msg) -> None:
     [
         (lambda r: r.action.CopyFrom(discard(999)), errors_pb2.ERROR_CODE_UNKNOWN_CARD),
         (lambda r: r.action.CopyFrom(actions_pb2.Action(lay_melds=actions_pb2.LayMelds(melds=[
-            actions_pb2.MeldSpec(cards=[0, 1, 2]), actions_pb2.MeldSpec(cards=[2, 15, 28])
+            actions_pb2.MeldSpec(cards=[1, 2, 3]), actions_pb2.MeldSpec(cards=[3, 16, 29])
         ]))), errors_pb2.ERROR_CODE_DUPLICATE_CARD),
         (lambda r: _tampered_state(r.state), errors_pb2.ERROR_CODE_INVALID_STATE),
         (lambda r: r.state.stock.pop(), errors_pb2.ERROR_CODE_INVALID_STATE),
@@ -238,7 +238,7 @@ async def test_evaluate_staging_reproduces_the_eram_counter_47_of_51(stub) -> No
     candidates = [parse_cards(c) for c in ("5S 6S 7S 8S", "7H 7D 7C", "KH", "2C 9D")]
     reply = await stub.EvaluateStaging(pb.EvaluateStagingRequest(
         state=state_to_proto(state), seat=0,
-        candidates=[views_pb2.StagingCandidate(cards=c) for c in candidates],
+        candidates=[views_pb2.StagingCandidate(cards=[x + 1 for x in c]) for c in candidates],
     ))
     ev = reply.evaluation
     assert (ev.show_counter, ev.total, ev.threshold, ev.missing) == (True, 47, 51, 4)
@@ -249,8 +249,8 @@ async def test_evaluate_staging_reproduces_the_eram_counter_47_of_51(stub) -> No
     assert [v.value for v in ev.verdicts[:2]] == [26, 21]
     code, error, _ = await refused(stub.EvaluateStaging(pb.EvaluateStagingRequest(
         state=state_to_proto(state), seat=0,
-        candidates=[views_pb2.StagingCandidate(cards=candidates[0]),
-                    views_pb2.StagingCandidate(cards=candidates[0][:1])],
+        candidates=[views_pb2.StagingCandidate(cards=[x + 1 for x in candidates[0]]),
+                    views_pb2.StagingCandidate(cards=[candidates[0][0] + 1])],
     )))
     assert code is grpc.StatusCode.INVALID_ARGUMENT
     assert error.code == errors_pb2.ERROR_CODE_STAGING_OVERLAP
@@ -261,7 +261,7 @@ async def test_suggest_melds_returns_disjoint_melds_from_the_hand_with_their_val
     reply = await stub.SuggestMelds(pb.SuggestMeldsRequest(
         state=state_to_proto(state), seat=0, goal=pb.SUGGESTION_GOAL_OPENING
     ))
-    cards = [c for m in reply.melds for c in m.cards]
+    cards = [c - 1 for m in reply.melds for c in m.cards]
     assert len(cards) == len(set(cards)) and set(cards) <= set(state.seats[0].hand)
     assert reply.total == sum(reply.values) >= 47 and reply.threshold == 51
     assert reply.reaches_threshold == (reply.total >= 51)
@@ -278,8 +278,8 @@ async def test_a_seat_view_shows_no_other_hand_and_a_spectator_view_no_hand(stub
     state = state_from_proto(start.state)
     for seat in range(3):
         v = (await stub.GetView(pb.GetViewRequest(state=start.state, seat=seat))).view
-        assert v.seat == seat and tuple(v.hand) == state.seats[seat].hand
-        visible = set(v.hand) | set(v.pile) | {c for m in v.melds for c in m.cards}
+        assert v.seat == seat and tuple(c - 1 for c in v.hand) == state.seats[seat].hand
+        visible = {c - 1 for c in [*v.hand, *v.pile, *(x for m in v.melds for x in m.cards)]}
         others = {c for i, s in enumerate(state.seats) if i != seat for c in s.hand}
         assert not visible & others
         assert [s.hand_size for s in v.seats] == [len(s.hand) for s in state.seats]

@@ -165,11 +165,21 @@ def test_suit_enum_is_the_engine_suit_plus_one():
     assert cards_pb2.Suit.Name(0) == "SUIT_UNSPECIFIED"
 
 
-def test_documented_card_id_examples_match_the_engine():
+def test_documented_card_id_examples_match_the_engine_plus_one():
+    """The wire id is the engine id + 1, so that no card is a proto3 zero value."""
+    from hand_rules.convert import card_in, card_out
     text = (PROTO_DIR / "cards.proto").read_text(encoding="utf-8")
-    for card, card_id in (("AS", 0), ("10H", 22), ("KC", 51), ("9H#2", 73)):
-        assert cards.parse_card(card) == card_id
-        assert f"{card} = {card_id}" in text
+    for card, wire_id in (("AS", 1), ("10H", 23), ("KC", 52), ("9H#2", 74)):
+        assert card_out(cards.parse_card(card)) == wire_id and card_in(wire_id) == cards.parse_card(card)
+        assert f"{card} = {wire_id}" in text
+
+
+def test_no_card_is_zero_on_the_wire():
+    from hand_engine import RuleViolation
+    from hand_rules.convert import card_in, cards_out
+    assert 0 not in cards_out(range(106)) and sorted(cards_out(range(106))) == list(range(1, 107))
+    with pytest.raises(RuleViolation):
+        card_in(0)
 
 
 # -------------------------------------------------------------------- service

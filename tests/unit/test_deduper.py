@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from hand_infra.outbox import Deduper, OutboxEntry, decode_event, encode_event
+from hand_infra.outbox import Deduper, OutboxEntry
 
 
 def offer_all(deduper: Deduper[str], deliveries: list[tuple[str, int]]) -> list[str]:
@@ -46,7 +46,13 @@ def test_a_seeded_room_skips_what_was_processed_before_a_restart() -> None:
     assert deduper.next_seq("a") is None
 
 
-def test_the_room_events_message_round_trips_with_arabic_text() -> None:
-    entry = OutboxEntry(id=9, room_id="r1", seq=3, kind="MeldLaid", payload={"name": "هاند"})
-    assert decode_event(encode_event(entry)) == {
-        "room_id": "r1", "seq": 3, "kind": "MeldLaid", "payload": {"name": "هاند"}}
+def test_published_room_events_round_trip_arabic_text_and_drop_the_token_hash() -> None:
+    from hand_room.domain import Recorded, SeatTaken, decode, encode
+    from hand_room.publish import private_value, public_value
+
+    rec = Recorded("r1", 3, 12.5, SeatTaken(seat=1, kind="human", name="هاند", player_id="p1", token_hash="ab"))
+    entry = OutboxEntry(id=9, room_id="r1", seq=3, kind="seat_taken", payload=encode(rec))
+    private, public = decode(private_value(entry)), decode(public_value(entry))
+    assert private.event == SeatTaken(seat=1, kind="human", name="هاند", player_id="p1")
+    assert public.event == SeatTaken(seat=1, kind="human", name="هاند")
+    assert (private.room_id, private.seq, private.at) == ("r1", 3, 12.5)

@@ -1,50 +1,56 @@
-"""The room aggregate in-process (no broker): decide + fold over whole matches."""
+"""The room domain in-process (no broker): decide + evolve over whole matches,
+the codecs and what each audience sees."""
 
 from __future__ import annotations
 
 import asyncio
-import hashlib
 
 import pytest
 
-from hand_engine import auto_turn, action_to_dict
+from hand_engine import DrawStock, auto_turn, resolve
 from hand_engine.match import standings
-from hand_room.decide import decide
+from hand_room.domain import (
+    MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundDealt, SeatAway, SeatBack, SeatTaken, decode,
+    encode, evolve, for_seat, private,
+)
+from hand_room.domain.command_codec import decode_command, encode_command
+from hand_room.domain.commands import (
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
+)
+from hand_room.domain.decide import decide
 from hand_room.errors import RoomError
-from hand_room.fold import evolve
 from hand_room.rules_port import LocalRules
 
 
-def h(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
-
-
 class Room:
-    """Applies commands like the owner does, keeping the stored events."""
+    """Applies commands like the owner does, keeping the recorded events."""
 
     def __init__(self) -> None:
         self.room = None
-        self.events: list[tuple[str, dict]] = []
+        self.events: list = []
         self.rules = LocalRules()
 
-    def run(self, cmd: dict) -> dict:
-        d = asyncio.run(decide(self.room, cmd, 0.0, self.rules))
-        self.events += d.events
+    def run(self, body, seat: int | None = None):
+        d = asyncio.run(decide(self.room, Command("r1", body, seat=seat), 0.0, self.rules))
+        # what is stored and read back is what the next decision sees
+        self.events += [decode(encode(e)) for e in d.events]
         self.room = d.room
-        return d.result
+        return d
 
-    def cmd(self, type_: str, token: str = "", **payload) -> dict:
-        return self.run({"room_id": "r1", "type": type_, "token_hash": h(token) if token else "",
-                         "payload": payload, "command_id": "c"})
+    def kinds(self) -> list[str]:
+        return [e.kind for e in self.events]
+
+    def of(self, cls) -> list:
+        return [e.event for e in self.events if isinstance(e.event, cls)]
 
 
 def new_match(preset: str, seats: int, rounds: int, **overrides) -> Room:
     r = Room()
-    r.cmd("create", "t0", code="ABCDEF", preset=preset, overrides=overrides, rounds=rounds,
-          seats=seats, player_id="p0")
+    options = resolve(preset, {**overrides, "rounds": rounds})
+    r.run(CreateRoom("ABCDEF", False, preset, options, seats, 30, "host", "p0", "h0"))
     for i in range(1, seats):
-        r.cmd("join", f"t{i}", player_id=f"p{i}")
-    r.cmd("start", "t0", seed=99)
+        r.run(JoinRoom(f"p{i}", f"p{i}", f"h{i}"))
+    r.run(StartMatch(seed=99), seat=0)
     return r
 
 
@@ -54,8 +60,11 @@ def play_out(r: Room, limit: int = 20000) -> None:
             return
         state = r.room.round
         seat = state.turn.seat
+        if r.room.bot_controls(seat):  # what the bot service would answer
+            r.run(BotTurn(seat, state.round_no, state.turn_no, tuple(auto_turn(state))))
+            continue
         for action in auto_turn(state):
-            r.cmd("act", f"t{seat}", action=action_to_dict(action))
+            r.run(Act(action), seat=seat)
             if r.room.round is not state and r.room.round.round_no != state.round_no:
                 break
     raise AssertionError("match did not end")
@@ -64,61 +73,136 @@ def play_out(r: Room, limit: int = 20000) -> None:
 def test_rounds_follow_each_other_with_the_dealer_moving_one_seat() -> None:
     r = new_match("hand", 3, rounds=3, max_turns=30)
     play_out(r)
-    dealt = [p for k, p in r.events if k == "round_started"]
-    assert [p["round_no"] for p in dealt] == [1, 2, 3]
-    assert [(b["dealer"] - a["dealer"]) % 3 for a, b in zip(dealt, dealt[1:])] == [1, 1]
-    assert [k for k, _ in r.events][-1] == "match_ended"
-    ended = r.events[-1][1]
-    table = standings(r.room.match)
-    assert ended["standings"] == [{"unit": s.unit, "total": s.total, "outs": s.outs,
-                                   "penalty_points": s.penalty_points} for s in table]
+    dealt = r.of(RoundDealt)
+    assert [d.round_no for d in dealt] == [1, 2, 3]
+    assert [(b.dealer - a.dealer) % 3 for a, b in zip(dealt, dealt[1:])] == [1, 1]
+    assert r.kinds()[-1] == "match_ended"
+    assert r.events[-1].event.standings == standings(r.room.match)
 
 
 def test_a_tie_under_playoff_deals_deciding_rounds() -> None:
     # void exhausted rounds leave everyone at 0: a tie after the planned rounds
     r = new_match("eram-hand", 2, rounds=1, max_turns=4)
     for _ in range(40):
-        if len([1 for k, _ in r.events if k == "round_started"]) >= 3:
+        if len(r.of(RoundDealt)) >= 3:
             break
         state = r.room.round
         for action in auto_turn(state):
-            r.cmd("act", f"t{state.turn.seat}", action=action_to_dict(action))
+            r.run(Act(action), seat=state.turn.seat)
     assert r.room.status == "playing"
     assert r.room.match.contenders == (0, 1)
-    assert [p["round_no"] for k, p in r.events if k == "round_started"][:3] == [1, 2, 3]
+    assert [d.round_no for d in r.of(RoundDealt)][:3] == [1, 2, 3]
 
 
 def test_a_rebuilt_room_equals_the_live_one() -> None:
     r = new_match("saudi", 4, rounds=1, max_turns=40)
     play_out(r)
     rebuilt = None
-    for seq, (kind, payload) in enumerate(r.events):
-        rebuilt = evolve(rebuilt, kind, payload, seq, 0.0)
+    for rec in r.events:
+        rebuilt = evolve(rebuilt, rec)
     assert rebuilt.round == r.room.round and rebuilt.match == r.room.match
     assert rebuilt.seats == r.room.seats and rebuilt.seq == len(r.events)
 
 
-def test_room_commands_are_refused_with_stable_codes() -> None:
+def test_room_commands_are_refused_with_stable_codes_and_change_nothing() -> None:
     r = Room()
-    r.cmd("create", "t0", code="ABCDEF", preset="hand", overrides={}, rounds=1, seats=2, player_id="p0")
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 2, 30, "h", "p0", "h0"))
     for call, code in [
-        (lambda: r.cmd("start", "t0"), "NOT_ENOUGH_PLAYERS"),
-        (lambda: r.cmd("fill_bots", "nope"), "SEAT_TOKEN_INVALID"),
-        (lambda: r.cmd("act", "t0", action={"action": "draw_stock"}), "MATCH_NOT_STARTED"),
-        (lambda: r.cmd("join", "t1", player_id="p1", seat=0), "SEAT_TAKEN"),
-        (lambda: r.run({"room_id": "r1", "type": "create", "token_hash": "", "payload": {}}), "ROOM_EXISTS"),
+        (lambda: r.run(StartMatch(), seat=0), "NOT_ENOUGH_PLAYERS"),
+        (lambda: r.run(FillWithBots("beginner"), seat=None), "SEAT_TOKEN_INVALID"),
+        (lambda: r.run(Act(DrawStock()), seat=0), "MATCH_NOT_STARTED"),
+        (lambda: r.run(JoinRoom("x", "p1", "h1", wanted_seat=0)), "SEAT_TAKEN"),
+        (lambda: r.run(CreateRoom("X", False, "hand", resolve("hand"), 2, 30, "", "p", "h")), "ROOM_EXISTS"),
     ]:
         before = len(r.events)
         with pytest.raises(RoomError) as info:
             call()
         assert info.value.code == code and len(r.events) == before
-    r.cmd("join", "t1", player_id="p1")
+    r.run(JoinRoom("x", "p1", "h1"))
     with pytest.raises(RoomError) as info:
-        r.cmd("join", "t2", player_id="p2")
+        r.run(JoinRoom("y", "p2", "h2"))
     assert info.value.code == "ROOM_FULL"
     with pytest.raises(RoomError) as info:
-        r.cmd("start", "t1")
+        r.run(StartMatch(), seat=1)
     assert info.value.code == "NOT_HOST"
-    with pytest.raises(RoomError) as info:
-        r.cmd("create", "t9", code="X", preset="hand", overrides={}, seats=7, player_id="p")
-    assert info.value.code in ("ROOM_EXISTS",)
+
+
+def test_nothing_is_appended_after_match_ended_not_even_presence() -> None:
+    """Bug: a Watch with the token of a seat that was away at the end stored seat_back after match_ended."""
+    r = new_match("hand", 2, rounds=1, max_turns=6)
+    r.run(LeaveRoom(), seat=1)  # seat 1 is away, played by a bot
+    play_out(r)
+    assert r.kinds()[-1] == "match_ended" and r.room.seats[1].away
+    before = len(r.events)
+    assert r.run(Presence(True, 5.0), seat=1).events == []
+    assert r.run(Presence(False, 6.0), seat=0).events == []
+    for body, seat in [(Act(DrawStock()), 1), (LeaveRoom(), 0), (TurnTimeout(1, 3), None)]:
+        with pytest.raises(RoomError) as info:
+            r.run(body, seat=seat)
+        assert info.value.code == "MATCH_OVER"
+    assert len(r.events) == before
+
+
+def test_an_act_by_an_away_player_gives_the_seat_back_even_when_the_move_is_refused() -> None:
+    """Bug: a returning player's refused Acts (the bot had moved first) never gave the seat back."""
+    r = new_match("hand", 2, rounds=1)
+    mover = r.room.round.turn.seat
+    other = 1 - mover
+    r.run(LeaveRoom(), seat=other)
+    assert r.room.seats[other].away
+    d = r.run(Act(DrawStock()), seat=other)  # not its turn: refused, but the seat is back
+    assert d.refusal is not None and d.refusal.code.value == "NOT_YOUR_TURN"
+    assert [type(e.event) for e in d.events] == [SeatBack] and not r.room.seats[other].away
+
+
+def test_a_refused_timeout_of_a_past_turn_changes_nothing() -> None:
+    r = new_match("hand", 2, rounds=1)
+    state = r.room.round
+    assert r.run(TurnTimeout(state.round_no, state.turn_no + 5)).events == []
+
+
+def test_every_kind_of_event_and_command_round_trips_through_its_wire_form() -> None:
+    r = new_match("saudi", 3, rounds=1, max_turns=12)
+    r.run(LeaveRoom(), seat=2)
+    play_out(r)
+    kinds = set(r.kinds())
+    assert {"room_created", "seat_taken", "match_started", "round_dealt", "move_made", "seat_away",
+            "round_scored", "match_ended"} <= kinds
+    for rec in r.events:
+        assert decode(encode(rec)) == rec
+    options = resolve("hand")
+    for body in [CreateRoom("C", True, "hand", options, 4, 30, "n", "p", "h"), JoinRoom("a", "p", "h", 2),
+                 Act(DrawStock(), 7), StartMatch(3), Presence(False, 1.5), TurnTimeout(1, 2, 3)]:
+        cmd = Command("r1", body, seat=1, action_id="a")
+        assert decode_command(encode_command(cmd)) == cmd
+
+
+def test_each_audience_sees_only_what_it_may() -> None:
+    r = new_match("hand", 2, rounds=1)
+    r.run(Act(auto_turn(r.room.round)[0]), seat=r.room.round.turn.seat)
+    for rec in r.events:
+        assert not (isinstance(rec.event, SeatTaken) and private(rec).event.token_hash)
+        for seat in (None, 0, 1):
+            seen = for_seat(rec, seat).event
+            if isinstance(seen, SeatTaken):
+                assert seen.token_hash == "" and seen.player_id == ""
+            if isinstance(seen, RoomCreated):
+                assert (seen.code == "") == (seat is None)
+            if isinstance(seen, MatchStarted):
+                assert seen.seed is None
+            if isinstance(seen, RoundDealt):
+                assert seen.deck == () and all(getattr(e, "deck", ()) == () for e in seen.events)
+            if isinstance(seen, (RoundDealt, MoveMade)):
+                for e in seen.events:
+                    if type(e).__name__ == "StockDrawn":
+                        assert (e.card is not None) == (e.seat == seat)
+    ended = MatchEnded(winners=(0,), standings=())
+    assert for_seat(r.events[0].__class__("r1", 9, 0.0, ended), None).event == ended
+
+
+def test_a_seat_goes_away_after_repeated_timeouts() -> None:
+    r = new_match("hand", 2, rounds=1)
+    for _ in range(4):
+        state = r.room.round
+        r.run(TurnTimeout(state.round_no, state.turn_no, away_after=2))
+    assert any(isinstance(e, SeatAway) and e.reason == "timeouts" for e in r.of(SeatAway))

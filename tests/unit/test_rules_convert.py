@@ -184,15 +184,16 @@ def test_every_kind_of_action_round_trips(action) -> None:
     "msg, code",
     [
         (actions_pb2.Action(discard=actions_pb2.Discard(card=999)), Code.UNKNOWN_CARD),
-        (actions_pb2.Action(lay_off=actions_pb2.LayOff(meld_id=1, cards=[3, 106])), Code.UNKNOWN_CARD),
+        (actions_pb2.Action(lay_off=actions_pb2.LayOff(meld_id=1, cards=[3, 107])), Code.UNKNOWN_CARD),
+        (actions_pb2.Action(discard=actions_pb2.Discard(card=0)), Code.UNKNOWN_CARD),
         (actions_pb2.Action(lay_melds=actions_pb2.LayMelds(melds=[
             actions_pb2.MeldSpec(cards=[1, 2, 3]), actions_pb2.MeldSpec(cards=[3, 16, 29])
         ])), Code.DUPLICATE_CARD),
-        (actions_pb2.Action(retrieve_joker=actions_pb2.RetrieveJoker(meld_id=1, joker=104, cards=[104])),
+        (actions_pb2.Action(retrieve_joker=actions_pb2.RetrieveJoker(meld_id=1, joker=105, cards=[105])),
          Code.DUPLICATE_CARD),
         (actions_pb2.Action(), Code.INVALID_ARGUMENT),
     ],
-    ids=["card 999", "card 106", "a card in two melds", "the joker for itself", "no move"],
+    ids=["card 999", "card 107", "card 0 (no card)", "a card in two melds", "the joker for itself", "no move"],
 )
 def test_malformed_actions_are_refused_whatever_the_position(msg, code) -> None:
     with pytest.raises(RuleViolation) as info:
@@ -205,7 +206,7 @@ def test_a_seat_view_holds_its_own_hand_only_and_a_spectator_view_none() -> None
     state, _ = _draw(start_round(resolve("hand"), 3, seed=11, dealer=2)[0])
     mover = state.turn.seat
     mine = _wire(view_to_proto(view(state, mover), state.options))
-    assert mine.seat == mover and list(mine.hand) == list(state.seats[mover].hand)
+    assert mine.seat == mover and list(mine.hand) == [c + 1 for c in state.seats[mover].hand]
     assert mine.turn.HasField("drawn")
     other = _wire(view_to_proto(view(state, (mover + 1) % 3), state.options))
     assert not other.turn.HasField("drawn")
@@ -224,10 +225,10 @@ def test_staging_and_suggestions_carry_the_engine_figures() -> None:
     assert (msg.total, msg.threshold, msg.missing, msg.show_counter) == (
         staging.total, staging.threshold, staging.missing, staging.show_counter
     )
-    assert [tuple(v.cards) for v in msg.verdicts] == [hand[:3], ()]
+    assert [tuple(c - 1 for c in v.cards) for v in msg.verdicts] == [hand[:3], ()]
     suggestion = suggest(state, seat, "shed")
     out = _wire(suggestion_to_proto(suggestion))
-    assert [tuple(m.cards) for m in out.melds] == [m.cards for m in suggestion.melds]
+    assert [tuple(c - 1 for c in m.cards) for m in out.melds] == [m.cards for m in suggestion.melds]
     assert (out.total, out.left_value) == (suggestion.total, suggestion.left_value)
 
 

@@ -1,7 +1,7 @@
 """Moves: ``hand.v1.Action`` ⇔ engine actions.
 
 Decoding also refuses what is malformed whatever the position: a card id
-outside 0..105 (``UNKNOWN_CARD``) or a card listed twice in one move
+outside 1..106 (``UNKNOWN_CARD``) or a card listed twice in one move
 (``DUPLICATE_CARD``), so those answers do not depend on the turn's phase.
 """
 
@@ -15,19 +15,20 @@ from hand_engine import (
     RuleViolation, TakeDiscard,
 )
 
+from ._cards import card_text, cards_in, cards_out
 from .state import stand_in_from_proto, stand_in_to_proto
 
-N_CARDS = 106
 
-
-def _checked(cards: Iterable[int]) -> None:
+def _checked(cards: Iterable[int], field: str) -> tuple[int, ...]:
+    """Wire ids → engine ids, refusing unknown ids and a card listed twice."""
+    out = cards_in(cards, field=field)
     seen: set[int] = set()
-    for card in cards:
-        if card >= N_CARDS:
-            raise RuleViolation(Code.UNKNOWN_CARD, f"unknown card id {card}", card=card)
+    for card in out:
         if card in seen:
-            raise RuleViolation(Code.DUPLICATE_CARD, "a card is listed twice", card=card)
+            raise RuleViolation(Code.DUPLICATE_CARD, "a card is listed twice",
+                                card=card_text(card), field=field)
         seen.add(card)
+    return out
 
 
 def _declare(items) -> tuple[tuple[int, int, int], ...]:
@@ -36,7 +37,7 @@ def _declare(items) -> tuple[tuple[int, int, int], ...]:
 
 def meld_spec_to_proto(spec: MeldSpec) -> actions_pb2.MeldSpec:
     return actions_pb2.MeldSpec(
-        cards=spec.cards, declare=[stand_in_to_proto(d) for d in spec.declare]
+        cards=cards_out(spec.cards), declare=[stand_in_to_proto(d) for d in spec.declare]
     )
 
 
@@ -54,21 +55,21 @@ def action_to_proto(action: Action) -> actions_pb2.Action:
             )
         case LayOff(meld_id, cards, declare):
             return actions_pb2.Action(lay_off=actions_pb2.LayOff(
-                meld_id=meld_id, cards=cards, declare=[stand_in_to_proto(d) for d in declare]
+                meld_id=meld_id, cards=cards_out(cards), declare=[stand_in_to_proto(d) for d in declare]
             ))
         case RetrieveJoker(meld_id, joker, cards):
             return actions_pb2.Action(retrieve_joker=actions_pb2.RetrieveJoker(
-                meld_id=meld_id, joker=joker, cards=cards
+                meld_id=meld_id, joker=joker + 1, cards=cards_out(cards)
             ))
         case Discard(card):
-            return actions_pb2.Action(discard=actions_pb2.Discard(card=card))
+            return actions_pb2.Action(discard=actions_pb2.Discard(card=card + 1))
     raise TypeError(f"not an engine action: {action!r}")
 
 
 def action_from_proto(msg: actions_pb2.Action) -> Action:
     kind = msg.WhichOneof("action")
     if kind is None:
-        raise RuleViolation(Code.INVALID_ARGUMENT, "no move in the action")
+        raise RuleViolation(Code.INVALID_ARGUMENT, "no move in the action", field="action")
     body = getattr(msg, kind)
     if kind == "draw_stock":
         return DrawStock()
@@ -77,13 +78,13 @@ def action_from_proto(msg: actions_pb2.Action) -> Action:
     if kind == "return_take":
         return ReturnTake()
     if kind == "lay_melds":
-        _checked(c for m in body.melds for c in m.cards)
-        return LayMelds(tuple(MeldSpec(tuple(m.cards), _declare(m.declare)) for m in body.melds))
+        _checked([c for m in body.melds for c in m.cards], "action.lay_melds.melds.cards")
+        return LayMelds(tuple(MeldSpec(cards_in(m.cards, field="action.lay_melds.melds.cards"),
+                                       _declare(m.declare)) for m in body.melds))
     if kind == "lay_off":
-        _checked(body.cards)
-        return LayOff(body.meld_id, tuple(body.cards), _declare(body.declare))
+        return LayOff(body.meld_id, _checked(body.cards, "action.lay_off.cards"), _declare(body.declare))
     if kind == "retrieve_joker":
-        _checked([body.joker, *body.cards])
-        return RetrieveJoker(body.meld_id, body.joker, tuple(body.cards))
-    _checked([body.card])
-    return Discard(body.card)
+        joker, *cards = _checked([body.joker, *body.cards], "action.retrieve_joker")
+        return RetrieveJoker(body.meld_id, joker, tuple(cards))
+    (card,) = _checked([body.card], "action.discard.card")
+    return Discard(card)

@@ -18,6 +18,11 @@ from hand_engine import Code, Meld, RoundResult, RuleViolation
 from hand_engine import events as _events  # the event classes (not re-exported by the engine)
 
 from . import state as _state
+from ._cards import card_in, cards_in, cards_out
+
+# fields of the event classes that hold card ids (the wire shifts them by one)
+_CARD = frozenset({"card", "joker"})
+_CARDS = frozenset({"cards", "deck", "order"})
 
 _ONEOF = events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"]
 _MEMBER_OF = {f.message_type.name: f.name for f in _ONEOF.fields}
@@ -25,7 +30,11 @@ _CLASSES = {name: getattr(_events, name) for name in _MEMBER_OF}
 _TO_ENGINE = {"Meld": _state.meld_from_proto, "RoundResult": _state.result_from_proto}
 
 
-def _to_wire(value: Any) -> Any:
+def _to_wire(name: str, value: Any) -> Any:
+    if name in _CARD:
+        return None if value is None else value + 1
+    if name in _CARDS:
+        return cards_out(value)
     if isinstance(value, Meld):
         return _state._meld_message(value)
     if isinstance(value, RoundResult):
@@ -39,7 +48,7 @@ def event_to_proto(event: Any) -> events_pb2.Event:
     cls = type(event)
     member = _MEMBER_OF[cls.__name__]
     body = getattr(events_pb2, cls.__name__)(
-        **{f.name: _to_wire(getattr(event, f.name)) for f in dataclasses.fields(event)}
+        **{f.name: _to_wire(f.name, getattr(event, f.name)) for f in dataclasses.fields(event)}
     )
     return events_pb2.Event(**{member: body})
 
@@ -52,10 +61,10 @@ def _from_wire(msg: Any, field: FieldDescriptor) -> Any:
             return tuple(fn(v) for v in value)
         return fn(value)
     if field.is_repeated:
-        return tuple(value)
+        return cards_in(value, field=field.name) if field.name in _CARDS else tuple(value)
     if field.has_presence and not msg.HasField(field.name):
         return None
-    return value
+    return card_in(value, field=field.name) if field.name in _CARD else value
 
 
 def event_from_proto(msg: events_pb2.Event) -> Any:

@@ -1,9 +1,8 @@
-"""The room aggregate: immutable, rebuilt as a fold of the room's stored events."""
+"""The room aggregate: immutable; a room is the fold of its events (``evolve``)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from hand_engine import MatchState, Options, RoundState
 
@@ -17,7 +16,7 @@ class SeatSlot:
     bot_level: str = ""  # a bot seat's level; for a human seat, the stand-in bot's
     away: bool = False  # a human seat currently played by a bot
     timeouts: int = 0  # consecutive expired turns
-    connected_at: float = 0.0  # when the player's latest Watch stream opened
+    connected_at: float = 0.0  # when the player's latest stream opened
 
 
 @dataclass(frozen=True)
@@ -26,18 +25,17 @@ class Room:
     code: str
     public: bool
     preset: str
-    overrides: dict[str, Any]
     options: Options
-    turn_seconds: float
+    turn_seconds: int
     seats: tuple[SeatSlot, ...]
     host_seat: int = 0
     status: str = "waiting"  # "waiting" | "playing" | "finished"
     match: MatchState | None = None
     round: RoundState | None = None
-    seq: int = 0  # the seq the next stored event takes
+    seq: int = 0  # the seq the next event takes
+    round_seq: int = 0  # the seq of the current round's round_dealt
     turn_started_at: float = 0.0  # when the current turn started (event time)
     created_at: float = 0.0
-    action_ids: dict[str, tuple[int, int]] = field(default_factory=dict, compare=False)
 
     @property
     def n(self) -> int:

@@ -1,0 +1,48 @@
+"""What each reader of a room's history may see of an event.
+
+| reader | function | left out |
+|---|---|---|
+| hand.room-events (room service, ledger) | ``private`` | seat token hashes |
+| a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, stock rebuild orders, other seats' drawn cards |
+| spectators, hand.room-events-public | ``for_seat(rec, None)`` | all of the above, every drawn card, and the join code |
+| a finished match's replay | ``complete`` | token hashes only |
+
+Pure functions of one event: the same event is rendered once per audience.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from hand_engine import redact
+
+from .events import MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, SeatTaken
+
+
+def private(rec: Recorded) -> Recorded:
+    """For hand.room-events: everything but the seat token's hash."""
+    ev = rec.event
+    if isinstance(ev, SeatTaken) and ev.token_hash:
+        return replace(rec, event=replace(ev, token_hash=""))
+    return rec
+
+
+complete = private  # a finished match hides nothing but credentials
+
+
+def for_seat(rec: Recorded, seat: int | None) -> Recorded:
+    """For ``seat``'s streams (None: spectators and the public topic)."""
+    ev = rec.event
+    if isinstance(ev, SeatTaken):
+        out = replace(ev, token_hash="", player_id="")
+    elif isinstance(ev, RoomCreated):
+        out = ev if seat is not None else replace(ev, code="")
+    elif isinstance(ev, MatchStarted):
+        out = replace(ev, seed=None)
+    elif isinstance(ev, RoundDealt):
+        out = replace(ev, deck=(), events=tuple(redact(e, seat) for e in ev.events))
+    elif isinstance(ev, MoveMade):
+        out = replace(ev, events=tuple(redact(e, seat) for e in ev.events))
+    else:
+        return rec
+    return rec if out is ev else replace(rec, event=out)

@@ -1,0 +1,93 @@
+"""What a room can be asked to do: one frozen dataclass per command, in the
+imperative. ``Command`` is the envelope the owner receives (from its own
+gateway in-process, or through hand.room-commands as ``hand.v1.RoomCommand``).
+
+A command names the seat its sender authenticated (``seat``); the owner never
+sees a seat token, and a token hash is only carried to be stored (create, join).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import Union
+
+from hand_engine import Action, Options
+
+
+@dataclass(frozen=True)
+class CreateRoom:
+    code: str
+    public: bool
+    preset: str
+    options: Options
+    seats: int
+    turn_seconds: int
+    player_name: str
+    player_id: str
+    token_hash: str
+
+
+@dataclass(frozen=True)
+class JoinRoom:
+    player_name: str
+    player_id: str
+    token_hash: str
+    wanted_seat: int | None = None
+
+
+@dataclass(frozen=True)
+class LeaveRoom:
+    pass
+
+
+@dataclass(frozen=True)
+class FillWithBots:
+    level: str = "beginner"
+
+
+@dataclass(frozen=True)
+class StartMatch:
+    seed: int | None = None
+
+
+@dataclass(frozen=True)
+class Act:
+    action: Action
+    expected_seq: int | None = None
+
+
+@dataclass(frozen=True)
+class TurnTimeout:
+    round_no: int
+    turn_no: int
+    away_after: int = 2
+
+
+@dataclass(frozen=True)
+class BotTurn:
+    seat: int
+    round_no: int
+    turn_no: int
+    actions: tuple[Action, ...]
+
+
+@dataclass(frozen=True)
+class Presence:
+    connected: bool
+    at: float
+
+
+Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, StartMatch, Act, TurnTimeout, BotTurn, Presence]
+
+
+@dataclass(frozen=True)
+class Command:
+    room_id: str
+    body: Body
+    seat: int | None = None  # the seat the sender authenticated
+    action_id: str = ""  # the client's action id (Act)
+    reply_to: str = ""  # the instance waiting for the reply; "" = none
+    command_id: str = field(default_factory=lambda: uuid.uuid4().hex)
+    sent_at: float = field(default_factory=time.time)

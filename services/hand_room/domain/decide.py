@@ -1,0 +1,218 @@
+"""``decide(room, command, now, rules)``: the events a command produces, or a
+refusal (``RoomError`` / ``RuleViolation``; nothing changes). Pure but for the
+rules port. Each produced event is folded at once so later checks see its
+effect; the caller appends ``Decision.events`` and adopts ``Decision.room``.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from typing import Any
+
+from hand_engine import Action, RuleViolation
+from hand_engine.events import RoundEnded
+from hand_engine.match import standings
+
+from ..errors import RoomCode, RoomError
+from ..rules_port import RulesPort
+from .commands import (
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+    TurnTimeout,
+)
+from .events import (
+    BOT_LEVELS, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
+    RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
+)
+from .evolve import evolve
+from .room import Room
+
+STAND_IN_LEVEL = "middle"  # the bot that plays an away player's seat
+
+
+@dataclass
+class Decision:
+    room: Room | None
+    room_id: str
+    now: float
+    events: list[Recorded] = field(default_factory=list)
+    seat: int | None = None  # the seat the command concerned (a join's new seat)
+    refusal: Exception | None = None  # refused, but ``events`` still stand (see Act)
+
+    def add(self, event: RoomEvent, after: Any = None) -> None:
+        seq = self.room.seq if self.room is not None else 0
+        rec = Recorded(self.room_id, seq, self.now, event)
+        self.room = evolve(self.room, rec, after)
+        self.events.append(rec)
+
+
+def _seat_of(room: Room, cmd: Command) -> int:
+    if cmd.seat is None or not 0 <= cmd.seat < room.n or room.seats[cmd.seat].kind != "human":
+        raise RoomError(RoomCode.SEAT_TOKEN_INVALID, "this seat token is not valid for this room")
+    return cmd.seat
+
+
+def _host(room: Room, cmd: Command) -> int:
+    seat = _seat_of(room, cmd)
+    if seat != room.host_seat:
+        raise RoomError(RoomCode.NOT_HOST, "only the host can do that")
+    return seat
+
+
+def _waiting(room: Room) -> None:
+    if room.status != "waiting":
+        raise RoomError(RoomCode.MATCH_STARTED, "the match has started")
+
+
+def _playing(room: Room) -> None:
+    if room.status != "playing" or room.round is None:
+        raise RoomError(RoomCode.MATCH_NOT_STARTED, "the match is not being played")
+
+
+def _current(room: Room, round_no: int, turn_no: int) -> bool:
+    r = room.round
+    return (room.status == "playing" and r is not None and r.result is None
+            and round_no == r.round_no and turn_no == r.turn_no)
+
+
+async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) -> Decision:
+    body = cmd.body
+    if isinstance(body, CreateRoom):
+        if room is not None:
+            raise RoomError(RoomCode.ROOM_EXISTS, "room exists")
+        d = Decision(None, cmd.room_id, now)
+        d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
+                          seats=body.seats, turn_seconds=body.turn_seconds))
+        d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
+                        token_hash=body.token_hash))
+        d.seat = 0
+        return d
+    if room is None:
+        raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
+    d = Decision(room, cmd.room_id, now)
+    if room.status == "finished" and not isinstance(body, Presence):
+        raise RoomError(RoomCode.MATCH_OVER, "the match is over")
+    if isinstance(body, JoinRoom):
+        _waiting(room)
+        free = room.free_seats()
+        if not free:
+            raise RoomError(RoomCode.ROOM_FULL, "no free seat")
+        if body.wanted_seat is not None and body.wanted_seat not in free:
+            raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
+        seat = free[0] if body.wanted_seat is None else body.wanted_seat
+        d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
+                        token_hash=body.token_hash))
+        d.seat = seat
+    elif isinstance(body, LeaveRoom):
+        seat = _seat_of(room, cmd)
+        if room.status == "waiting":
+            d.add(SeatLeft(seat=seat))
+        elif not room.seats[seat].away:
+            d.add(SeatAway(seat=seat, reason="left", bot_level=STAND_IN_LEVEL))
+        d.seat = seat
+    elif isinstance(body, FillWithBots):
+        _host(room, cmd)
+        _waiting(room)
+        if body.level not in BOT_LEVELS:
+            raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
+        for seat in room.free_seats():
+            d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}"))
+    elif isinstance(body, StartMatch):
+        _host(room, cmd)
+        _waiting(room)
+        if room.free_seats():
+            raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
+                            free=len(room.free_seats()))
+        d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed))
+        await _deal(d, rules)
+    elif isinstance(body, Act):
+        seat = _seat_of(room, cmd)
+        _playing(room)
+        if body.expected_seq is not None and body.expected_seq > room.seq:
+            raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "expected_seq is past the room's history",
+                            field="expected_seq", expected_seq=body.expected_seq, next_seq=room.seq)
+        if body.expected_seq is not None and body.expected_seq != room.seq:
+            raise RoomError(RoomCode.STALE_ACTION, "the room has moved on since that view",
+                            seq=room.seq, expected_seq=body.expected_seq)
+        if not room.seats[seat].away:
+            await _move(d, rules, seat, body.action, "player")
+        else:  # the player is back: the seat is theirs again even if this move is refused
+            d.add(SeatBack(seat=seat, connected_at=now))
+            try:
+                await _move(d, rules, seat, body.action, "player")
+            except RuleViolation as exc:
+                d.refusal = exc
+    elif isinstance(body, TurnTimeout):
+        if not _current(room, body.round_no, body.turn_no):
+            return d  # a stale timer: nothing to do
+        seat = room.round.turn.seat
+        d.add(TurnTimedOut(seat=seat, round_no=body.round_no, turn_no=body.turn_no))
+        await _auto(d, rules, seat)
+        s = d.room.seats[seat]
+        if s.kind == "human" and not s.away and s.timeouts >= body.away_after and d.room.status == "playing":
+            d.add(SeatAway(seat=seat, reason="timeouts", bot_level=STAND_IN_LEVEL))
+    elif isinstance(body, BotTurn):
+        seat = body.seat
+        if not _current(room, body.round_no, body.turn_no) or not room.bot_controls(seat) \
+                or room.round.turn.seat != seat:
+            return d  # answered too late, or the player took the seat back
+        await _bot_turn(d, rules, seat, body.actions)
+    elif isinstance(body, Presence):
+        seat = _seat_of(room, cmd)
+        s = room.seats[seat]
+        if room.status == "finished":
+            return d  # nothing is appended after match_ended
+        if body.connected:
+            d.add(SeatBack(seat=seat, connected_at=body.at) if s.away
+                  else SeatConnected(seat=seat, connected_at=body.at))
+        elif not s.away and room.status == "playing" and body.at >= s.connected_at:
+            d.add(SeatAway(seat=seat, reason="disconnected", bot_level=STAND_IN_LEVEL))
+    else:
+        raise RoomError("INVALID_ARGUMENT", "unknown command", field="command")
+    return d
+
+
+async def _bot_turn(d: Decision, rules: RulesPort, seat: int, actions: tuple[Action, ...]) -> None:
+    for action in actions:
+        try:
+            if not await _move(d, rules, seat, action, "bot"):
+                return
+        except RuleViolation:
+            await _auto(d, rules, seat)  # never leave a bot's seat stuck
+            return
+
+
+async def _auto(d: Decision, rules: RulesPort, seat: int) -> None:
+    """The §11 safe automatic turn for ``seat``."""
+    for action in await rules.auto_turn(d.room.round):
+        if not await _move(d, rules, seat, action, "timer"):
+            return
+
+
+async def _deal(d: Decision, rules: RulesPort) -> None:
+    room = d.room
+    match = room.match
+    dealer = None if not match.dealers else (match.dealers[-1] + 1) % room.n
+    state, events = await rules.start_round(room.options, room.n, seed=match.seed, dealer=dealer,
+                                            round_no=len(match.results) + 1)
+    d.add(RoundDealt(round_no=state.round_no, dealer=state.dealer, deck=state.deck, events=tuple(events)))
+
+
+async def _move(d: Decision, rules: RulesPort, seat: int, action: Action, origin: str) -> bool:
+    """Apply one move (RuleViolation if refused); handle the round's end.
+    True while the same seat's turn goes on."""
+    before = d.room.round
+    state, events = await rules.apply(before, seat, action)
+    d.add(MoveMade(seat=seat, action=action, origin=origin, round_no=state.round_no,
+                   turn_no=state.turn_no, events=tuple(events)), after=state)
+    if state.result is None:
+        return state.turn.seat == seat and state.turn_no == before.turn_no
+    result = next(e for e in events if isinstance(e, RoundEnded)).result
+    d.add(RoundScored(round_no=state.round_no, result=result))
+    match = d.room.match
+    if match.over:
+        d.add(MatchEnded(winners=tuple(match.winners), standings=tuple(standings(match))))
+    else:
+        await _deal(d, rules)
+    return False
+

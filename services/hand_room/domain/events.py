@@ -1,0 +1,140 @@
+"""The room's events: one frozen dataclass per kind, in the past tense.
+
+This is the vocabulary every reader of a room's history uses (the room
+service, the ledger, the bots): ``Recorded`` is one stored event, with its
+envelope (room, seq, time) and its typed payload. The wire form is
+``hand.v1.RoomEvent`` (proto/hand/v1/room_events.proto); ``codec`` converts.
+Engine values stay engine values here (``Options``, ``Action``, engine events,
+``RoundResult``, ``Standing``), in engine card ids (0..105).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Union
+
+from hand_engine import Action, Options, RoundResult
+from hand_engine.match import Standing
+
+SEAT_KINDS = ("human", "bot")
+BOT_LEVELS = ("beginner", "middle", "strong", "expert")
+AWAY_REASONS = ("left", "timeouts", "disconnected")
+ORIGINS = ("player", "timer", "bot")
+
+
+@dataclass(frozen=True)
+class RoomCreated:
+    code: str
+    public: bool
+    preset: str
+    options: Options
+    seats: int
+    turn_seconds: int
+    host_seat: int = 0
+
+
+@dataclass(frozen=True)
+class SeatTaken:
+    seat: int
+    kind: str  # "human" | "bot"
+    name: str = ""
+    bot_level: str = ""
+    player_id: str = ""  # PRIVATE: the ledger's key; empty on the public topic
+    token_hash: str = ""  # the event store's only: never published
+
+
+@dataclass(frozen=True)
+class SeatLeft:
+    seat: int
+
+
+@dataclass(frozen=True)
+class SeatAway:
+    seat: int
+    reason: str  # AWAY_REASONS
+    bot_level: str = "middle"
+
+
+@dataclass(frozen=True)
+class SeatBack:
+    seat: int
+    connected_at: float
+
+
+@dataclass(frozen=True)
+class SeatConnected:
+    seat: int
+    connected_at: float
+
+
+@dataclass(frozen=True)
+class MatchStarted:
+    seed: int | None  # SECRET: None where redacted
+
+
+@dataclass(frozen=True)
+class RoundDealt:
+    round_no: int
+    dealer: int
+    deck: tuple[int, ...]  # SECRET: () where redacted
+    events: tuple[Any, ...] = ()  # engine events of the deal
+
+
+@dataclass(frozen=True)
+class MoveMade:
+    seat: int
+    action: Action
+    origin: str  # ORIGINS
+    round_no: int
+    turn_no: int
+    events: tuple[Any, ...] = ()  # engine events of the move
+
+
+@dataclass(frozen=True)
+class TurnTimedOut:
+    seat: int
+    round_no: int
+    turn_no: int
+
+
+@dataclass(frozen=True)
+class RoundScored:
+    round_no: int
+    result: RoundResult
+
+
+@dataclass(frozen=True)
+class MatchEnded:
+    winners: tuple[int, ...]
+    standings: tuple[Standing, ...]
+
+
+RoomEvent = Union[RoomCreated, SeatTaken, SeatLeft, SeatAway, SeatBack, SeatConnected, MatchStarted,
+                  RoundDealt, MoveMade, TurnTimedOut, RoundScored, MatchEnded]
+
+#: every kind, in the order of the wire's oneof; the name is the oneof member
+KINDS: dict[type, str] = {
+    RoomCreated: "room_created", SeatTaken: "seat_taken", SeatLeft: "seat_left",
+    SeatAway: "seat_away", SeatBack: "seat_back", SeatConnected: "seat_connected",
+    MatchStarted: "match_started", RoundDealt: "round_dealt", MoveMade: "move_made",
+    TurnTimedOut: "turn_timed_out", RoundScored: "round_scored", MatchEnded: "match_ended",
+}
+
+
+def kind_of(event: RoomEvent) -> str:
+    """The kind's name (the wire oneof member; the event store's ``kind`` column)."""
+    return KINDS[type(event)]
+
+
+@dataclass(frozen=True)
+class Recorded:
+    """One event of a room's history: where (room, seq), when, and what."""
+
+    room_id: str
+    seq: int
+    at: float  # Unix seconds
+    event: RoomEvent
+
+    @property
+    def kind(self) -> str:
+        return KINDS[type(self.event)]

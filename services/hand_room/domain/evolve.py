@@ -1,0 +1,116 @@
+"""``evolve(room, recorded)``: the room after one event (pure).
+
+The one projector of a room's history: the room service's repository, its
+Watch streams and the ledger's replays all fold events through it. Moves are
+re-applied through the engine (deterministic), unless the caller passes the
+state it already computed (``after``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from functools import singledispatch
+from typing import Any
+
+from hand_engine import RoundState, apply, record_round, start_match, start_round
+
+from .events import (
+    MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, RoundScored, SeatAway,
+    SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
+)
+from .room import Room, SeatSlot
+
+
+def evolve(room: Room | None, rec: Recorded, after: RoundState | None = None) -> Room:
+    """The room after ``rec`` (``room`` is None only before ``room_created``)."""
+    ev = rec.event
+    if isinstance(ev, RoomCreated):
+        room = Room(room_id=rec.room_id, code=ev.code, public=ev.public, preset=ev.preset,
+                    options=ev.options, turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
+                    seats=tuple(SeatSlot() for _ in range(ev.seats)), created_at=rec.at)
+    elif room is None:
+        raise ValueError(f"{rec.kind} before room_created")
+    else:
+        room = _apply(ev, room, rec.at, after, rec.seq)
+    return replace(room, seq=rec.seq + 1)
+
+
+def _seat(room: Room, seat: int, **changes: Any) -> Room:
+    seats = list(room.seats)
+    seats[seat] = replace(seats[seat], **changes)
+    return replace(room, seats=tuple(seats))
+
+
+@singledispatch
+def _apply(ev: Any, room: Room, at: float, after: RoundState | None, seq: int) -> Room:
+    raise ValueError(f"unknown room event {type(ev).__name__}")
+
+
+@_apply.register
+def _(ev: SeatTaken, room, at, after, seq):
+    return _seat(room, ev.seat, kind=ev.kind, player_id=ev.player_id, name=ev.name,
+                 token_hash=ev.token_hash, bot_level=ev.bot_level, away=False, timeouts=0)
+
+
+@_apply.register
+def _(ev: SeatLeft, room, at, after, seq):
+    return _seat(room, ev.seat, kind="empty", player_id="", name="", token_hash="", bot_level="",
+                 away=False, timeouts=0)
+
+
+@_apply.register
+def _(ev: SeatAway, room, at, after, seq):
+    return _seat(room, ev.seat, away=True, bot_level=ev.bot_level)
+
+
+@_apply.register
+def _(ev: SeatBack, room, at, after, seq):
+    return _seat(room, ev.seat, away=False, timeouts=0, connected_at=ev.connected_at)
+
+
+@_apply.register
+def _(ev: SeatConnected, room, at, after, seq):
+    return _seat(room, ev.seat, connected_at=ev.connected_at)
+
+
+@_apply.register
+def _(ev: TurnTimedOut, room, at, after, seq):
+    return _seat(room, ev.seat, timeouts=room.seats[ev.seat].timeouts + 1)
+
+
+@_apply.register
+def _(ev: MatchStarted, room, at, after, seq):
+    if ev.seed is None:
+        raise ValueError("match_started without its seed cannot be folded")
+    return replace(room, status="playing", match=start_match(room.options, room.n, ev.seed))
+
+
+@_apply.register
+def _(ev: RoundDealt, room, at, after, seq):
+    if not ev.deck:
+        raise ValueError("round_dealt without its deck cannot be folded")
+    state, _ = start_round(room.options, room.n, seed=room.match.seed, dealer=ev.dealer,
+                           deck=ev.deck, round_no=ev.round_no)
+    return replace(room, round=state, turn_started_at=at, round_seq=seq)
+
+
+@_apply.register
+def _(ev: MoveMade, room, at, after, seq):
+    before = room.round
+    state = after if after is not None else apply(before, ev.seat, ev.action)[0]
+    room = replace(room, round=state)
+    if ev.origin == "player" and room.seats[ev.seat].kind == "human":
+        room = _seat(room, ev.seat, timeouts=0)
+    if state.turn.seat != before.turn.seat or state.turn_no != before.turn_no:
+        room = replace(room, turn_started_at=at)
+    return room
+
+
+@_apply.register
+def _(ev: RoundScored, room, at, after, seq):
+    return replace(room, match=record_round(room.match, room.round))
+
+
+@_apply.register
+def _(ev: MatchEnded, room, at, after, seq):
+    return replace(room, status="finished")

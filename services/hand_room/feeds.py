@@ -1,0 +1,140 @@
+"""Live room feeds: each room followed by a stream on this instance is folded
+once, and each of its events rendered once per audience, whatever the number
+of streams.
+
+A ``RoomFeed`` takes a room's events in any order and with repeats (from
+hand.room-events, and straight from this instance's owner after a commit),
+folds them strictly in seq order (a gap is filled from the event store) and
+hands every subscriber the same ``Live`` item: the event, the room after it,
+and a per-audience cache of the rendered Watch message.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from dataclasses import dataclass, field
+
+import structlog
+
+from hand.v1 import room_service_pb2 as pb
+from hand_infra.eventstore import EventStore
+
+from .domain import Recorded, Room, decode, evolve
+from .repository import RoomRepository
+from .wire import event_message
+
+log = structlog.get_logger("hand_room.feeds")
+
+
+@dataclass
+class Live:
+    rec: Recorded
+    room: Room  # the room after ``rec``
+    _rendered: dict = field(default_factory=dict)
+
+    @property
+    def seq(self) -> int:
+        return self.rec.seq
+
+    def message(self, seat: int | None) -> pb.WatchResponse:
+        """The Watch message for ``seat`` (None: spectators), rendered once."""
+        msg = self._rendered.get(seat)
+        if msg is None:
+            msg = self._rendered[seat] = event_message(self.room, self.rec, seat)
+        return msg
+
+
+class RoomFeed:
+    def __init__(self, room_id: str, store: EventStore, repo: RoomRepository) -> None:
+        self.room_id, self.store, self.repo = room_id, store, repo
+        self.room: Room | None = None
+        self.subscribers: set[asyncio.Queue] = set()
+        self._inbox: asyncio.Queue[Recorded] = asyncio.Queue()
+        self._task: asyncio.Task | None = None
+        self._ready = asyncio.Event()
+
+    async def start(self) -> None:
+        self.room = await self.repo.get(self.room_id, fresh=True)
+        self._ready.set()
+        self._task = asyncio.create_task(self._run(), name=f"feed-{self.room_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def offer(self, rec: Recorded) -> None:
+        self._inbox.put_nowait(rec)
+
+    async def _run(self) -> None:
+        while True:
+            rec = await self._inbox.get()
+            try:
+                await self._take(rec)
+            except Exception:
+                log.exception("feed_event_failed", room_id=self.room_id, seq=rec.seq)
+
+    async def _take(self, rec: Recorded) -> None:
+        head = self.room.seq if self.room is not None else 0
+        if rec.seq < head:
+            return  # seen already
+        if rec.seq > head:  # a gap: the store has what the topic has not brought yet
+            for ev in await self.store.load(self.room_id, head, limit=rec.seq - head):
+                self._publish(decode(ev.payload))
+            if (self.room.seq if self.room is not None else 0) != rec.seq:
+                return
+        self._publish(rec)
+
+    def _publish(self, rec: Recorded) -> None:
+        self.room = evolve(self.room, rec)
+        self.repo.observe(rec)
+        item = Live(rec, self.room)
+        for queue in self.subscribers:
+            queue.put_nowait(item)
+
+
+class Feeds:
+    """The feeds of this instance, one per room with at least one stream."""
+
+    def __init__(self, store: EventStore, repo: RoomRepository) -> None:
+        self.store, self.repo = store, repo
+        self._feeds: dict[str, RoomFeed] = {}
+        self._starting: dict[str, asyncio.Future] = {}
+
+    def following(self, room_id: str) -> bool:
+        return room_id in self._feeds
+
+    def offer(self, rec: Recorded) -> None:
+        """A committed event (from the topic or from this instance's owner)."""
+        feed = self._feeds.get(rec.room_id)
+        if feed is not None:
+            feed.offer(rec)
+        else:
+            self.repo.observe(rec)
+
+    async def join(self, room_id: str) -> tuple[RoomFeed, asyncio.Queue]:
+        feed = self._feeds.get(room_id)
+        if feed is None:
+            feed = self._feeds[room_id] = RoomFeed(room_id, self.store, self.repo)
+            try:
+                await feed.start()
+            except BaseException:
+                self._feeds.pop(room_id, None)
+                raise
+        await feed._ready.wait()
+        queue: asyncio.Queue = asyncio.Queue()
+        feed.subscribers.add(queue)
+        return feed, queue
+
+    async def leave(self, feed: RoomFeed, queue: asyncio.Queue) -> None:
+        feed.subscribers.discard(queue)
+        if not feed.subscribers and self._feeds.get(feed.room_id) is feed:
+            del self._feeds[feed.room_id]
+            await feed.stop()
+
+    async def stop(self) -> None:
+        for feed in list(self._feeds.values()):
+            await feed.stop()
+        self._feeds.clear()

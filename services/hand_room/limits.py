@@ -1,0 +1,66 @@
+"""The room service's limits on what a client may send, checked before any work.
+
+Every refusal is ``INVALID_ARGUMENT`` with ``params["field"]`` naming the
+request field and the limit that was broken (docs/contracts.md, "Limits").
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import RoomError
+
+ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+JOIN_CODE = re.compile(f"[{JOIN_CODE_ALPHABET}]{{6}}")
+MAX_TOKEN = 64
+MAX_ACTION_ID = 128
+MAX_NAME = 64
+MAX_PLAYER_ID = 128
+TURN_SECONDS = (1, 600)
+SEATS = (2, 5)
+MAX_PAGE_SIZE = 200
+
+
+def invalid(field: str, detail: str, **params) -> RoomError:
+    return RoomError("INVALID_ARGUMENT", detail, field=field, **params)
+
+
+def room_id(value: str, field: str = "room_id") -> str:
+    if not ROOM_ID.fullmatch(value):
+        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", max=64)
+    return value
+
+
+def text(value: str, field: str, limit: int, *, required: bool = False) -> str:
+    if len(value) > limit:
+        raise invalid(field, f"{field} is too long", max=limit)
+    if required and not value:
+        raise invalid(field, f"{field} is required")
+    return value
+
+
+def action_id(value: str) -> str:
+    text(value, "action_id", MAX_ACTION_ID, required=True)
+    if not value.isprintable():
+        raise invalid("action_id", "action_id must be printable text")
+    return value
+
+
+def join_code(value: str) -> str:
+    code = value.strip().upper()
+    if not JOIN_CODE.fullmatch(code):
+        raise invalid("join_code", "a join code is 6 letters and digits", allowed=JOIN_CODE_ALPHABET)
+    return code
+
+
+def in_range(value: int, field: str, bounds: tuple[int, int]) -> int:
+    lo, hi = bounds
+    if not lo <= value <= hi:
+        raise invalid(field, f"{field} out of range", min=lo, max=hi)
+    return value
+
+
+def loggable_room_id(value: str) -> str | None:
+    """A room id fit for a log line (a malformed one is never logged raw)."""
+    return value if ROOM_ID.fullmatch(value) else None

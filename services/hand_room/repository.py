@@ -1,0 +1,73 @@
+"""``RoomRepository``: the one way to get a room — in memory when it can be,
+folded from the event store when it must be (the eventsourcing library's
+``Repository.get`` with a cache that fast-forwards is the model).
+
+A cached room is fast-forwarded from the store's tail (``get(room_id, min_seq)``
+reads only the events after the cached seq) or from live events of
+hand.room-events (``observe``). Live events carry no seat credentials, so a
+human ``seat_taken`` seen live drops the cached room instead: the next ``get``
+reads the credentials back from the store. The cache is bounded (least
+recently used rooms are dropped first).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+
+from hand_infra.eventstore import EventStore
+
+from .domain import Recorded, Room, SeatTaken, decode, evolve
+
+
+class RoomRepository:
+    def __init__(self, store: EventStore, max_rooms: int = 20_000) -> None:
+        self.store = store
+        self.max_rooms = max_rooms
+        self._rooms: OrderedDict[str, Room] = OrderedDict()
+        self.loads = 0  # folds from the store (for tests and metrics)
+
+    def cached(self, room_id: str) -> Room | None:
+        return self._rooms.get(room_id)
+
+    async def get(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room | None:
+        """The room, at least at ``min_seq`` (its next seq), or the store's head with
+        ``fresh``; None if the room does not exist."""
+        room = self._rooms.get(room_id)
+        if room is not None and (fresh or (min_seq is not None and room.seq < min_seq)):
+            room = await self._fast_forward(room)
+        elif room is None:
+            room = await self._fold(room_id)
+        if room is not None:
+            self.put(room)
+        return room
+
+    def put(self, room: Room) -> None:
+        self._rooms[room.room_id] = room
+        self._rooms.move_to_end(room.room_id)
+        while len(self._rooms) > self.max_rooms:
+            self._rooms.popitem(last=False)
+
+    def forget(self, room_id: str) -> None:
+        self._rooms.pop(room_id, None)
+
+    def observe(self, rec: Recorded) -> None:
+        """A live event: fast-forward the cached room if it is the next one."""
+        room = self._rooms.get(rec.room_id)
+        if room is None or rec.seq < room.seq:
+            return
+        if rec.seq > room.seq or (isinstance(rec.event, SeatTaken) and rec.event.kind == "human"):
+            self._rooms.pop(rec.room_id, None)  # a gap, or credentials to read: reload on demand
+            return
+        self._rooms[rec.room_id] = evolve(room, rec)
+
+    async def _fold(self, room_id: str) -> Room | None:
+        self.loads += 1
+        room = None
+        for ev in await self.store.load(room_id):
+            room = evolve(room, decode(ev.payload))
+        return room
+
+    async def _fast_forward(self, room: Room) -> Room:
+        for ev in await self.store.load(room.room_id, room.seq):
+            room = evolve(room, decode(ev.payload))
+        return room

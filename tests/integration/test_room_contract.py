@@ -1,0 +1,274 @@
+"""The room service as the contract states it (proto/hand/v1, docs/contracts.md):
+Watch's first message, refusals naming what was wrong, action ids, and what the
+shared topics may carry. Real broker, real gRPC server, SQLite."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from pathlib import Path
+from types import SimpleNamespace
+
+import grpc
+import pytest
+from aiokafka import AIOKafkaConsumer
+from grpc_status import rpc_status
+
+from hand.v1 import actions_pb2, errors_pb2, room_bus_pb2, room_events_pb2, room_pb2
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_bot.service import BotService
+from hand_rules.errors import from_status
+
+from .room_support import (
+    Watcher, create_room, join_all, make_topics, seq_of, start_instance, topics_for, wait_for,
+)
+
+DRAW = actions_pb2.Action(draw_stock=actions_pb2.DrawStock())
+AR = (("accept-language", "ar"),)
+
+
+@pytest.fixture
+async def stack(broker, tmp_path: Path, unique: str):
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
+    channel = grpc.aio.insecure_channel(server.target)
+    ns = SimpleNamespace(server=server, stub=pb_grpc.RoomServiceStub(channel), unique=unique, broker=broker,
+                         store=server.store, topics=topics_for(unique))
+    try:
+        yield ns
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
+
+
+async def refusal(call) -> tuple[grpc.StatusCode, errors_pb2.RuleError]:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    detail = from_status(rpc_status.from_call(info.value))
+    assert detail is not None, "every refusal carries a RuleError"
+    assert detail.message and detail.message == info.value.details()
+    return info.value.code(), detail
+
+
+def name(detail: errors_pb2.RuleError) -> str:
+    return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
+
+
+async def started_room(stub, seats: int = 2):
+    created, players = await create_room(stub, "hand", seats=seats, rounds=1, turn_seconds=120)
+    await join_all(stub, created, players, seats)
+    room_id = created.room.room_id
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=7))
+    return room_id, players
+
+
+async def test_watch_starts_with_a_snapshot_for_from_seq_0_k_and_the_head_and_refuses_past_the_end(stack):
+    stub = stack.stub
+    room_id, players = await started_room(stub)
+    head = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    assert head > 4
+    for from_seq in (0, 3, head):
+        w = Watcher(stub, room_id, players[0].token, from_seq=from_seq)
+        want = head - from_seq + 1  # the snapshot, then every event from from_seq on
+        await wait_for(lambda: len(w.messages) >= want)
+        first, rest = w.messages[0], w.messages[1:]
+        assert first.WhichOneof("message") == "snapshot" and first.snapshot.next_seq == from_seq
+        assert first.HasField("room") == (from_seq > 0)
+        if from_seq:
+            assert first.room.next_seq == from_seq
+        assert [m.event.seq for m in rest[:head - from_seq]] == list(range(from_seq, head))
+        assert all(m.WhichOneof("message") == "event" for m in rest)
+        await w.close()
+    now = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    code, detail = await refusal(_first(stub.Watch(pb.WatchRequest(room_id=room_id, from_seq=now + 50))))
+    assert code == grpc.StatusCode.OUT_OF_RANGE and name(detail) == "SEQ_OUT_OF_RANGE"
+    assert detail.params["field"] == "from_seq" and int(detail.params["next_seq"]) >= now
+
+
+async def _first(call):
+    async for msg in call:
+        return msg
+
+
+@pytest.mark.parametrize("request_, code, field", [
+    (pb.CreateRoomRequest(rounds=2), "INVALID_OPTIONS", "rounds"),
+    (pb.CreateRoomRequest(seat_count=6), "INVALID_ARGUMENT", "seat_count"),
+    (pb.CreateRoomRequest(turn_seconds=100000), "INVALID_ARGUMENT", "turn_seconds"),
+    (pb.CreateRoomRequest(player_name="x" * 65), "INVALID_ARGUMENT", "player_name"),
+], ids=["rounds 2", "six seats", "turn_seconds 100000", "long name"])
+async def test_create_room_refusals_name_the_option_or_field_and_its_limit(stack, request_, code, field):
+    status, detail = await refusal(stack.stub.CreateRoom(request_, metadata=AR))
+    assert status == grpc.StatusCode.INVALID_ARGUMENT and name(detail) == code
+    assert detail.params["field"] == field
+    assert {"allowed", "max", "min"} & set(detail.params), detail.params
+    assert detail.message != "الطلب غير صالح."  # specific, in Arabic
+    assert any("\u0600" <= ch <= "\u06ff" for ch in detail.message)
+
+
+async def test_malformed_requests_name_the_field_and_change_nothing(stack):
+    stub = stack.stub
+    room_id, players = await started_room(stub)
+    token = players[0].token
+    before = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    cases = [
+        (stub.GetRoom(pb.GetRoomRequest(room_id="")), "room_id"),
+        (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="a")), "action"),
+        (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action=DRAW)), "action_id"),
+        (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="x" * 129, action=DRAW)), "action_id"),
+        (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="b", action=actions_pb2.Action(
+            discard=actions_pb2.Discard(card=0)))), "action.discard.card"),
+        (stub.ListRooms(pb.ListRoomsRequest(page_token="٣")), "page_token"),
+        (stub.ListRooms(pb.ListRoomsRequest(page_token="9" * 5000)), "page_token"),
+        (stub.JoinRoom(pb.JoinRoomRequest(join_code="?")), "join_code"),
+        (stub.GetRoom(pb.GetRoomRequest(room_id="x" * 600_000)), "room_id"),
+    ]
+    for call, field in cases:
+        code, detail = await refusal(call)
+        assert code == grpc.StatusCode.INVALID_ARGUMENT, (field, detail)
+        assert detail.params["field"] == field, detail
+        assert detail.message != "The request is malformed."
+    code, detail = await refusal(stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="c",
+                                                        action=DRAW, expected_seq=before + 10)))
+    assert code == grpc.StatusCode.OUT_OF_RANGE and name(detail) == "SEQ_OUT_OF_RANGE"
+    assert detail.params["field"] == "expected_seq" and int(detail.params["next_seq"]) >= before
+    assert (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq == before
+
+
+async def test_a_refused_action_id_does_not_poison_a_later_legal_move(stack):
+    """Bug: a legal draw sent with the id of a refused discard got the old refusal back."""
+    stub = stack.stub
+    room_id, players = await started_room(stub)
+    w = Watcher(stub, room_id, players[0].token)
+    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    by_seat = {p.seat: p for p in players}
+    starter = w.latest.view.turn.seat
+    mover = by_seat[starter]
+    watcher = Watcher(stub, room_id, mover.token)
+    await wait_for(lambda: watcher.latest is not None and watcher.latest.HasField("view"))
+    hand = list(watcher.latest.view.hand)
+    # the starter's opening turn is a discard only: a draw is refused (OPENING_DISCARD_ONLY) ...
+    code, detail = await refusal(mover.act(DRAW, action_id="id-1"))
+    assert name(detail) == "OPENING_DISCARD_ONLY"
+    # ... and the same id then names a legal discard: applied, not the old refusal
+    done = await mover.act(actions_pb2.Action(discard=actions_pb2.Discard(card=hand[0])), action_id="id-1")
+    assert not done.duplicate and done.last_seq >= done.first_seq
+    again = await mover.act(actions_pb2.Action(discard=actions_pb2.Discard(card=hand[0])), action_id="id-1")
+    assert again.duplicate and (again.first_seq, again.last_seq) == (done.first_seq, done.last_seq)
+    await w.close()
+    await watcher.close()
+
+
+async def test_a_returning_players_act_gives_the_seat_back_before_the_bots_next_move(stack):
+    stub = stack.stub
+    room_id, players = await started_room(stub)
+    w = Watcher(stub, room_id)
+    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    idle = next(p for p in players if p.seat != w.latest.view.turn.seat)
+    await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=idle.token))
+    await wait_for(lambda: w.latest.room.seats[idle.seat].away)
+    code, detail = await refusal(idle.act(DRAW))  # not its turn: refused ...
+    assert name(detail) == "NOT_YOUR_TURN"
+    room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+    assert not room.seats[idle.seat].away  # ... but the seat is the player's again
+    await wait_for(lambda: any(m.event.WhichOneof("event") == "seat_back" for m in w.messages))
+    await w.close()
+
+
+async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
+    """hand.room-events-public: spectator-safe; hand.room-events: no seat credential;
+    hand.room-commands: no seat token and no token hash used as a credential."""
+    stub = stack.stub
+    bots = BotService(stack.broker, group_id=f"bots-{stack.unique}", topics=stack.topics)
+    await bots.start()
+    try:
+        created, players = await create_room(stub, "hand", seats=4, rounds=1, turn_seconds=60)
+        room_id, token = created.room.room_id, players[0].token
+        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token,
+                                                       level=room_pb2.BOT_LEVEL_BEGINNER))
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=3))
+        await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
+
+        async def finished() -> bool:
+            room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+            return room.status == room_pb2.ROOM_STATUS_FINISHED
+
+        await wait_for(finished, timeout=180, interval=0.2)
+        stored = await stack.store.load(room_id)
+        public = await _read(stack.broker, stack.topics["public"], room_id, len(stored))
+        private = await _read(stack.broker, stack.topics["events"], room_id, len(stored))
+        commands = await _read_raw(stack.broker, stack.topics["commands"], room_id)
+    finally:
+        await bots.stop()
+    assert sorted(public) == sorted(private) == list(range(len(stored)))
+    drawn_seen = 0
+    for seq, ev in public.items():
+        k = ev.WhichOneof("event")
+        assert k is not None
+        body = getattr(ev, k)
+        if k == "room_created":
+            assert body.join_code == ""
+        if k == "seat_taken":
+            assert body.token_hash == "" and body.player_id == ""
+        if k == "match_started":
+            assert not body.HasField("seed")
+        if k == "round_dealt":
+            assert len(body.deck) == 0
+        for e in getattr(body, "events", ()):
+            which = e.WhichOneof("event")
+            if which == "stock_drawn":
+                drawn_seen += 1
+                assert not e.stock_drawn.HasField("card")
+            if which == "round_started":
+                assert not e.round_started.HasField("seed") and len(e.round_started.deck) == 0
+            if which == "stock_rebuilt":
+                assert len(e.stock_rebuilt.order) == 0
+    assert drawn_seen > 0
+    for ev in private.values():
+        if ev.WhichOneof("event") == "seat_taken":
+            assert ev.seat_taken.token_hash == ""
+    assert private[0].room_created.join_code  # the private topic keeps what the ledger needs
+    assert len(private[[s for s, e in private.items() if e.WhichOneof("event") == "round_dealt"][0]]
+               .round_dealt.deck) == 106
+    for raw in commands:
+        assert token.encode() not in raw  # a seat token never travels
+        cmd = room_bus_pb2.RoomCommand.FromString(raw)
+        if cmd.WhichOneof("command") in ("act", "leave_room", "fill_with_bots", "start_match", "presence"):
+            assert cmd.HasField("seat")  # commands name the authenticated seat
+
+
+async def _read_raw(settings, topic: str, room_id: str, timeout: float = 10.0) -> list[bytes]:
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=settings.bootstrap_servers,
+                                auto_offset_reset="earliest", group_id=None)
+    await consumer.start()
+    out: list[bytes] = []
+    try:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            batch = await consumer.getmany(timeout_ms=300)
+            if not batch and out:
+                break
+            for msgs in batch.values():
+                out += [m.value for m in msgs if m.key == room_id.encode()]
+    finally:
+        await consumer.stop()
+    return out
+
+
+async def _read(settings, topic: str, room_id: str, want: int) -> dict[int, room_events_pb2.RoomEvent]:
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=settings.bootstrap_servers,
+                                auto_offset_reset="earliest", group_id=None)
+    await consumer.start()
+    seen: dict[int, room_events_pb2.RoomEvent] = {}
+    try:
+        end = time.monotonic() + 30
+        while len(seen) < want and time.monotonic() < end:
+            for msgs in (await consumer.getmany(timeout_ms=300)).values():
+                for m in msgs:
+                    ev = room_events_pb2.RoomEvent.FromString(m.value)
+                    if ev.room_id == room_id:
+                        seen[ev.seq] = ev
+    finally:
+        await consumer.stop()
+    return seen
