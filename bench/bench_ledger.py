@@ -1,9 +1,10 @@
 """Scoring ledger: events ingested per second (SQLite and PostgreSQL) and replay reconstruction.
 
 Workload: whole matches (4 seats, random legal play, ``hand`` preset) played
-in-process through the room aggregate, so the events are exactly those the
-room service stores and publishes; the rooms' events are interleaved as one
-partition of ``hand.room-events`` would carry them.
+in-process through the room domain (``decide``), so the events are exactly
+those the room service publishes (``hand.v1.RoomEvent`` bytes, private form);
+the rooms' events are interleaved as one partition of ``hand.room-events``
+would carry them.
 
 * ingest: the ledger's consumer path without the broker — per-room ordering
   (``Hold``), then one transaction per batch of ``--batch`` events that
@@ -47,25 +48,23 @@ for _p in (ROOT / "services", ROOT / "gen", ROOT):
         sys.path.insert(0, str(_p))
 
 import structlog  # noqa: E402
-from sqlalchemy import BigInteger, Column, MetaData, String, Table, Text, insert  # noqa: E402
+from sqlalchemy import BigInteger, Column, LargeBinary, MetaData, String, Table, insert  # noqa: E402
 
 from hand_engine import apply  # noqa: E402
 from hand_infra._schema import SQLITE_BEGIN, make_engine  # noqa: E402
 from hand_infra.postgres import TempPostgres, create_database, drop_database  # noqa: E402
 from hand_ledger.consumer import LedgerConsumer  # noqa: E402
 from hand_ledger.ordering import Delivered  # noqa: E402
-from hand_ledger.reads import Archived  # noqa: E402
 from hand_ledger.replay import check, fold  # noqa: E402
-from hand_room.codec import action_from_json  # noqa: E402
-from hand_room.fold import evolve  # noqa: E402
 from hand_ledger.store import LedgerStore  # noqa: E402
+from hand_room.domain import MoveMade, Recorded, decode, evolve  # noqa: E402
 from tests.ledger_support import play_match  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 raw_meta = MetaData()
 raw = Table("bench_raw", raw_meta, Column("room_id", String(64), primary_key=True),
             Column("seq", BigInteger, primary_key=True, autoincrement=False),
-            Column("kind", String(64), nullable=False), Column("payload", Text, nullable=False))
+            Column("kind", String(64), nullable=False), Column("payload", LargeBinary, nullable=False))
 
 
 def progress(msg: str) -> None:
@@ -99,8 +98,7 @@ async def bare_pass(url: str, events: list[Delivered], batch: int) -> float:
                 conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
                 async with conn.begin():
                     await conn.execute(insert(raw), [
-                        {"room_id": e.room_id, "seq": e.seq, "kind": e.kind,
-                         "payload": json.dumps(e.payload, separators=(",", ":"))}
+                        {"room_id": e.room_id, "seq": e.seq, "kind": e.kind, "payload": e.payload}
                         for e in events[i:i + batch]])
         return time.perf_counter() - t0
     finally:
@@ -135,21 +133,22 @@ async def bench_ingest(backend: str, new_url, events: list[Delivered], batch: in
 
 
 # ------------------------------------------------------------------ replay
-def apply_chain(archived: list[Archived]) -> int:
+def apply_chain(archived: list[Recorded]) -> int:
     """The baseline: the match's moves re-applied with ``apply`` alone (deals from the record)."""
     room = None
     moves = 0
-    for ev in archived:
-        if ev.kind == "moved":
-            state, _ = apply(room.round, ev.payload["seat"], action_from_json(ev.payload["action"]))
-            room = evolve(room, ev.kind, ev.payload, ev.seq, 0.0, round_hint=state)
+    for rec in archived:
+        ev = rec.event
+        if isinstance(ev, MoveMade):
+            state, _ = apply(room.round, ev.seat, ev.action)
+            room = evolve(room, rec, after=state)
             moves += 1
-        elif ev.kind in ("room_created", "seat_taken", "match_started", "round_started", "round_scored"):
-            room = evolve(room, ev.kind, ev.payload, ev.seq, 0.0)
+        else:
+            room = evolve(room, rec)
     return moves
 
 
-def bench_replay(archived: list[Archived], reps: int) -> dict[str, Any]:
+def bench_replay(archived: list[Recorded], reps: int) -> dict[str, Any]:
     cpu = {"apply": [], "fold": [], "check": []}
     wall = {"apply": [], "fold": [], "check": []}
     jobs = {"apply": lambda: apply_chain(archived), "fold": lambda: fold(archived),
@@ -163,7 +162,7 @@ def bench_replay(archived: list[Archived], reps: int) -> dict[str, Any]:
             if name == "check":
                 assert out.ok, out.mismatch
     med = {k: statistics.median(v) for k, v in cpu.items()}
-    return {"events": len(archived), "moves": sum(1 for e in archived if e.kind == "moved"),
+    return {"events": len(archived), "moves": sum(1 for e in archived if e.kind == "move_made"),
             "rounds": sum(1 for e in archived if e.kind == "round_scored"), "reps": reps,
             "apply_cpu_ms": med["apply"] * 1e3, "fold_cpu_ms": med["fold"] * 1e3,
             "check_cpu_ms": med["check"] * 1e3,
@@ -200,7 +199,7 @@ async def run(matches: int, rounds: int, passes: int, batch: int, replay_reps: i
                     await drop_database(pg.url, name)
     progress(f"bench_ledger: replay of a {replay_rounds}-round match")
     match = await play_match("hand", 4, rounds=replay_rounds, seed=7, room_id="replay")
-    archived = [Archived(e.seq, e.kind, e.payload) for e in match.events]
+    archived = [decode(e.payload) for e in match.events]  # as the archive gives them back
     results["replay"] = bench_replay(archived, replay_reps)
     results["meta"] = {
         "date": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),

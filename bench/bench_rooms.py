@@ -61,7 +61,7 @@ sys.path[:0] = [str(ROOT / "services"), str(ROOT / "gen")]
 import grpc  # noqa: E402
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # noqa: E402
 
-from hand.v1 import actions_pb2, options_pb2, state_pb2  # noqa: E402
+from hand.v1 import actions_pb2, options_pb2, room_pb2, state_pb2  # noqa: E402
 from hand.v1 import room_service_pb2 as pb  # noqa: E402
 from hand.v1 import room_service_pb2_grpc as pb_grpc  # noqa: E402
 from hand.v1 import rules_service_pb2 as rpb  # noqa: E402
@@ -74,7 +74,7 @@ from hand_infra.topics import ensure_topics  # noqa: E402
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
 DRAW = actions_pb2.Action(draw_stock=actions_pb2.DrawStock())
-PLAYING = pb.ROOM_STATUS_PLAYING
+PLAYING = room_pb2.ROOM_STATUS_PLAYING
 PHASE_DRAW = state_pb2.TURN_PHASE_DRAW
 PARTITIONS = 8
 TIME_LIMIT_S = 1_200  # bench/run_all.py: a full run takes ~7 min here, longer on a busier machine
@@ -410,11 +410,11 @@ class Seat:
             async for msg in self._call:
                 now = time.perf_counter()
                 if msg.HasField("event"):
-                    self.arrivals[msg.seq] = now
+                    self.arrivals[msg.event.seq] = now
                     Seat.last_event[0] = now
-                    self.applied = msg.seq
+                    self.applied = msg.event.seq
                 else:  # the snapshot: the state before from_seq
-                    self.applied = msg.seq - 1
+                    self.applied = msg.snapshot.next_seq - 1
                 if msg.HasField("view"):
                     self.view = msg.view
                 self.status = msg.room.status
@@ -457,7 +457,8 @@ def moves(view: Any) -> list[actions_pb2.Action]:
         return [DRAW]
     drawn = t.drawn if t.HasField("drawn") else None
     cards = [drawn] if drawn is not None else []
-    cards += sorted((c for c in view.hand if c != drawn), key=hand_value, reverse=True)[:2]
+    # wire card ids are engine ids + 1
+    cards += sorted((c for c in view.hand if c != drawn), key=lambda c: hand_value(c - 1), reverse=True)[:2]
     return [actions_pb2.Action(discard=actions_pb2.Discard(card=c)) for c in cards]
 
 
@@ -547,9 +548,10 @@ async def create_room(stubs: list[pb_grpc.RoomServiceStub], i: int) -> BenchRoom
     a, b = stubs[(2 * i) % len(stubs)], stubs[(2 * i + 1) % len(stubs)]
     created = await a.CreateRoom(pb.CreateRoomRequest(
         rules=options_pb2.RuleSelection(preset="hand"), rounds=9, seat_count=2, turn_seconds=600,
-        player_name="a", player_id=f"a{i}", visibility=pb.ROOM_VISIBILITY_PRIVATE), timeout=60)
+        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60)
     room_id = created.room.room_id
-    joined = await b.JoinRoom(pb.JoinRoomRequest(room_id=room_id, player_name="b", player_id=f"b{i}"), timeout=60)
+    joined = await b.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code, player_name="b",
+                                                 player_id=f"b{i}"), timeout=60)
     started = await a.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=created.seat_token, seed=i),
                                  timeout=60)
     seats = [Seat(a, room_id, created.seat_token, created.seat), Seat(b, room_id, joined.seat_token, joined.seat)]

@@ -1,8 +1,11 @@
-"""Whole matches played in-process through the room aggregate (``hand_room.decide``
-with the engine as its rules port, no Kafka), for ledger tests and benchmarks.
+"""Whole matches played in-process through the room domain (``hand_room.domain``'s
+``decide`` with the engine as its rules port, no Kafka), for ledger tests and
+benchmarks.
 
-``play_match`` returns the room's events exactly as the room service stores
-and publishes them, as :class:`hand_ledger.ordering.Delivered`. Seats play
+``play_match`` returns the room's events as the room service stores them
+(``MatchRun.stored``, typed ``Recorded``) and as it publishes them on
+hand.room-events (``MatchRun.events``: the private form, encoded
+``hand.v1.RoomEvent`` bytes, as :class:`hand_ledger.ordering.Delivered`). Seats play
 one of two ways:
 
 - ``random``: random legal moves (``hand_engine.random_step``), seeded;
@@ -26,14 +29,14 @@ from dataclasses import dataclass, field
 import pytest
 
 from hand_engine import (
-    Discard, DrawStock, LayMelds, MeldSpec, RuleViolation, hand_value, parse_cards, random_step,
+    Discard, DrawStock, LayMelds, MeldSpec, RuleViolation, hand_value, parse_cards, random_step, resolve,
 )
 from hand_engine import start_round as engine_start_round
 from hand_ledger.ordering import Delivered
-from hand_room.codec import action_json
-from hand_room.decide import decide
-from hand_room.errors import RoomError
-from hand_room.model import Room
+from hand_room.domain import Recorded, Room, encode, private
+from hand_room.domain.commands import Act, Command, CreateRoom, JoinRoom, StartMatch
+from hand_room.domain.decide import decide
+from hand_room.domain.errors import RoomError
 from hand_room.rules_port import LocalRules
 
 
@@ -84,7 +87,14 @@ def crafted_deck(n: int, dealer: int, hands: Mapping[int, Sequence[int]], seed: 
 @dataclass
 class MatchRun:
     room: Room
-    events: list[Delivered] = field(default_factory=list)
+    stored: list[Recorded] = field(default_factory=list)  # the room's event store (token hashes too)
+    events: list[Delivered] = field(default_factory=list)  # hand.room-events: the private form, encoded
+
+
+def published(rec: Recorded, partition=None, offset: int = -1) -> Delivered:
+    """``rec`` as the ledger receives it from hand.room-events."""
+    out = private(rec)
+    return Delivered(out, encode(out), partition, offset)
 
 
 def token(seat: int) -> str:
@@ -106,26 +116,26 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
     run = MatchRun(room=None)  # type: ignore[arg-type]
     now = 1_000.0
 
-    async def do(cmd: dict) -> bool:
+    async def do(body, seat: int | None = None) -> bool:
         nonlocal now
         now += 1
         try:
-            d = await decide(run.room, cmd, now, rules)
+            d = await decide(run.room, Command(room_id, body, seat=seat), now, rules)
         except (RoomError, RuleViolation):
             return False
-        base = run.room.seq if run.room is not None else 0
-        for i, (kind, payload) in enumerate(d.events):
-            run.events.append(Delivered(room_id, base + i, kind, payload))
+        if d.refusal is not None:
+            return False
+        run.stored.extend(d.events)
+        run.events.extend(published(rec) for rec in d.events)
         run.room = d.room
         return True
 
-    assert await do({"type": "create", "room_id": room_id, "token_hash": token(0), "payload": {
-        "code": "ABCDEF", "preset": preset, "overrides": overrides, "rounds": rounds, "seats": seats,
-        "player_id": ids[0], "name": "n0"}})
+    options = resolve(preset, {**overrides, "rounds": rounds})
+    assert await do(CreateRoom(code="ABCDEF", public=False, preset=preset, options=options, seats=seats,
+                               turn_seconds=30, player_name="n0", player_id=ids[0], token_hash=token(0)))
     for s in range(1, seats):
-        assert await do({"type": "join", "token_hash": token(s),
-                         "payload": {"player_id": ids[s], "name": f"n{s}"}})
-    assert await do({"type": "start", "token_hash": token(0), "payload": {"seed": seed}})
+        assert await do(JoinRoom(player_name=f"n{s}", player_id=ids[s], token_hash=token(s)))
+    assert await do(StartMatch(seed=seed), seat=0)
     rng = random.Random(seed)
     done: dict[tuple[int, int, str], int] = {}  # (round, seat, "first"/"then") -> turn laid
     while run.room.status == "playing":
@@ -135,8 +145,7 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
         seat = state.turn.seat
         plan = (plans or {}).get(state.round_no, {}).get(seat)
         for action in _turn(state, seat, plan, rng, plans is not None, done):
-            act = {"type": "act", "token_hash": token(seat), "payload": {"action": action_json(action)}}
-            if await do(act):
+            if await do(Act(action), seat=seat):
                 break
         else:
             raise AssertionError(f"no move accepted for seat {seat}")

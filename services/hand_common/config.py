@@ -80,6 +80,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         ),
         "HAND_KAFKA_PARTITIONS": EnvVar("8", "partitions of the project's topics when created"),
         "HAND_KAFKA_REPLICATION": EnvVar("1", "replication factor of the project's topics"),
+        "HAND_KAFKA_FETCH_WAIT_MS": EnvVar(
+            "100", "longest a consumer's fetch waits for data (latency of cross-instance "
+                   "commands and events vs polling at idle)"
+        ),
         "HAND_EVENTSTORE_URL": EnvVar(
             "sqlite:///var/hand-events.db",
             "event store database: a SQLite file URL or postgresql://user:pw@host/db",
@@ -104,6 +108,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "2", "consecutive expired turns after which a bot takes the seat over"
         ),
         "HAND_ROOM_GROUP": EnvVar("hand-room-owners", "consumer group of the room owners"),
+        "HAND_ROOM_LOCAL_COMMANDS": EnvVar(
+            "on", "on: an instance that owns a room decides its commands in-process (no Kafka "
+                  "round trip); off: every command goes through hand.room-commands"
+        ),
         # --- bot service ---
         "HAND_BOT_HOST": EnvVar("127.0.0.1", "address the bot service's health port listens on"),
         "HAND_BOT_PORT": EnvVar(
@@ -285,6 +293,7 @@ class RoomConfig:
     presence_grace_s: float
     away_after_timeouts: int
     group_id: str
+    local_commands: bool = True
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -297,6 +306,7 @@ class RoomConfig:
             presence_grace_s=env.number("HAND_ROOM_PRESENCE_GRACE_S", 0, 3600),
             away_after_timeouts=env.integer("HAND_ROOM_AWAY_AFTER_TIMEOUTS", 1, 100),
             group_id=env.text("HAND_ROOM_GROUP"),
+            local_commands=env.choice("HAND_ROOM_LOCAL_COMMANDS", ("on", "off")) == "on",
         )
         env.check("room service")
         return config

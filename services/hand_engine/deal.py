@@ -17,7 +17,7 @@ HAND_SIZE = 14
 def check_deck(deck: Sequence[int]) -> tuple[int, ...]:
     d = tuple(deck)
     if any(type(c) is not int for c in d) or len(d) != N_CARDS or sorted(d) != list(range(N_CARDS)):
-        raise refuse(Code.INVALID_ARGUMENT, "a deck order lists each of the 106 card ids once")
+        raise refuse(Code.INVALID_ARGUMENT, "a deck order lists each of the 106 card ids once", field="deck.cards")
     return d
 
 
@@ -32,15 +32,16 @@ def start_round(
 ) -> tuple[RoundState, tuple[Event, ...]]:
     """Deal a round from ``seed`` (or an explicit ``deck`` order)."""
     if type(n_seats) is not int:
-        raise refuse(Code.INVALID_ARGUMENT, "the number of seats must be an integer")
+        raise refuse(Code.INVALID_ARGUMENT, "the number of seats must be an integer", field="seats")
     options.check_players(n_seats)
     if type(seed) is not int or not 0 <= seed < 2**64:
-        raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)")
+        raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)", field="seed")
     rng = derive(seed, "round", round_no)
     if dealer is None:
         dealer = rng.randrange(n_seats)
     elif type(dealer) is not int or not 0 <= dealer < n_seats:
-        raise refuse(Code.INVALID_ARGUMENT, f"dealer must be a seat 0..{n_seats - 1}")
+        raise refuse(Code.INVALID_ARGUMENT, f"dealer must be a seat 0..{n_seats - 1}", field="dealer", min=0,
+                     max=n_seats - 1)
     if deck is None:
         order = list(range(N_CARDS))
         rng.shuffle(order)

@@ -38,7 +38,7 @@ class KafkaSettings:
     replication_factor: int = 1
     client_id: str = "hand"
     linger_ms: int = 0
-    fetch_max_wait_ms: int = 10
+    fetch_max_wait_ms: int = 100  # an idle consumer asks 10 times a second, not 100
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
 
@@ -101,6 +101,7 @@ def kafka_settings(env: Mapping[str, str] | None = None) -> KafkaSettings:
         bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS", "").strip() or None,
         partitions=_int(env, "HAND_KAFKA_PARTITIONS", DEFAULT_PARTITIONS),
         replication_factor=_int(env, "HAND_KAFKA_REPLICATION", 1),
+        fetch_max_wait_ms=_int(env, "HAND_KAFKA_FETCH_WAIT_MS", 100),
     )
 
 

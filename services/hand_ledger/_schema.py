@@ -1,10 +1,12 @@
 """Tables of the ledger's own store (SQLAlchemy Core; SQLite or PostgreSQL).
 
-- ``ledger_events`` — the archive of every room event, primary key
-  ``(room_id, seq)``. It is also the **tracking table**: a row is written in
-  the same transaction as every effect of its event, so "this event was
-  processed" and "its effects are there" cannot disagree, and a redelivered
-  event fails on the key instead of counting twice.
+- ``ledger_events`` — the archive of every room event (``hand.v1.RoomEvent``
+  protobuf bytes, as published on hand.room-events), primary key
+  ``(room_id, seq)``; ``kind`` is the event's oneof member. It is also the
+  **tracking table**: a row is written in the same transaction as every
+  effect of its event, so "this event was processed" and "its effects are
+  there" cannot disagree, and a redelivered event fails on the key instead
+  of counting twice.
 - ``ledger_rooms`` / ``ledger_seats`` — what the projections need to know
   about a room (options, status, who sits where).
 - ``ledger_rounds`` / ``ledger_lines`` / ``ledger_team_lines`` — the score
@@ -19,7 +21,8 @@ store's (:func:`hand_infra._schema.make_engine`).
 from __future__ import annotations
 
 from sqlalchemy import (
-    BigInteger, Boolean, Column, DateTime, Float, Index, Integer, MetaData, String, Table, Text,
+    BigInteger, Boolean, Column, DateTime, Float, Index, Integer, LargeBinary, MetaData, String, Table,
+    Text,
 )
 
 metadata = MetaData()
@@ -28,8 +31,8 @@ events = Table(
     "ledger_events", metadata,
     Column("room_id", String(64), primary_key=True),
     Column("seq", BigInteger, primary_key=True, autoincrement=False),
-    Column("kind", String(64), nullable=False),
-    Column("payload", Text, nullable=False),  # JSON text, as published
+    Column("kind", String(64), nullable=False),  # the RoomEvent oneof member (Recorded.kind)
+    Column("payload", LargeBinary, nullable=False),  # the hand.v1.RoomEvent bytes, as published
     Column("recorded_at", DateTime(timezone=True), nullable=False),
     Column("error", Text, nullable=True),  # why its projection failed (archived all the same)
 )

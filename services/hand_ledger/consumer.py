@@ -18,15 +18,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
+from google.protobuf.message import DecodeError
 
+from hand_engine import RuleViolation
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS
+from hand_room.domain import MatchEnded, decode
 
 from .ordering import Delivered, Hold
 from .store import LedgerStore
@@ -35,12 +37,11 @@ log = structlog.get_logger("hand_ledger.consumer")
 
 
 def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | None:
-    """A ``hand.room-events`` message as a :class:`Delivered`, or None if malformed."""
+    """A ``hand.room-events`` message (a ``hand.v1.RoomEvent``) as a :class:`Delivered`,
+    or None if it is not one."""
     try:
-        d = json.loads(value)
-        return Delivered(str(d["room_id"]), int(d["seq"]), str(d["kind"]), dict(d["payload"]),
-                         partition, offset)
-    except (ValueError, KeyError, TypeError):
+        return Delivered(decode(value), bytes(value), partition, offset)
+    except (DecodeError, RuleViolation, ValueError, KeyError, TypeError):
         return None
 
 
@@ -136,7 +137,7 @@ class LedgerConsumer:
             ready.extend(self.hold.offer(item))
         await self.store.ingest(ready)
         for item in ready:
-            if item.kind == "match_ended":
+            if isinstance(item.recorded.event, MatchEnded):
                 self.hold.forget(item.room_id)
         self.batches += 1
         self.recorded += len(ready)

@@ -15,19 +15,35 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
-from typing import Any
+
+from hand_room.domain import Recorded, encode
 
 
 @dataclass(frozen=True)
 class Delivered:
-    """One ``hand.room-events`` message: the event and where it was read."""
+    """One ``hand.room-events`` message: the typed event, its bytes and where it was read."""
 
-    room_id: str
-    seq: int
-    kind: str
-    payload: dict[str, Any]
+    recorded: Recorded
+    raw: bytes = b""  # the message value as published ("": encode ``recorded``)
     partition: Hashable = None  # a TopicPartition (None in tests without Kafka)
     offset: int = -1
+
+    @property
+    def room_id(self) -> str:
+        return self.recorded.room_id
+
+    @property
+    def seq(self) -> int:
+        return self.recorded.seq
+
+    @property
+    def kind(self) -> str:
+        return self.recorded.kind
+
+    @property
+    def payload(self) -> bytes:
+        """What the archive stores: the ``hand.v1.RoomEvent`` bytes as published."""
+        return self.raw or encode(self.recorded)
 
 
 class Hold:

@@ -1,26 +1,32 @@
 """The projections: one event's effects, inside the caller's transaction.
 
-``project(conn, room_id, seq, kind, payload)`` updates rooms, seats, score
-sheets, match results and player statistics for one room event. The
-archive row (the tracking record) is written by the caller in the same
-transaction, so an event's effects happen exactly once. Kinds with no
-effect here (moves, presence) are only archived; unknown kinds too.
+``project(conn, recorded)`` updates rooms, seats, score sheets, match results
+and player statistics for one room event, dispatched on the event's type
+(``hand_room.domain`` dataclasses). The archive row (the tracking record) is
+written by the caller in the same transaction, so an event's effects happen
+exactly once. Kinds with no effect here (moves, presence) are only archived.
 """
 
 from __future__ import annotations
 
 import json
 from datetime import UTC, datetime
+from functools import singledispatch
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from hand_room.domain import (
+    MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft,
+    SeatTaken,
+)
+
 from . import ratings
 from ._schema import lines, matches, players, rooms, rounds, seats, team_lines
-from .sheets import ScoredRound, match_outcome, score_round
 from .reads import load_rounds
+from .sheets import ScoredRound, match_outcome, score_round
 
 
 def _upsert(conn: AsyncConnection, table, keys: list[str], update: dict[str, Any], **values: Any):
@@ -38,36 +44,42 @@ async def _player_ids(conn: AsyncConnection, room_id: str) -> dict[int, str]:
     return {r.seat: r.player_id for r in rows}
 
 
-async def project(conn: AsyncConnection, room_id: str, seq: int, kind: str, p: dict[str, Any]) -> None:
-    handler = HANDLERS.get(kind)
-    if handler is not None:
-        await handler(conn, room_id, p)
+async def project(conn: AsyncConnection, rec: Recorded) -> None:
+    await _project(rec.event, conn, rec.room_id)
 
 
-async def _room_created(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
-    o = p["options"]
+@singledispatch
+async def _project(ev: RoomEvent, conn: AsyncConnection, room_id: str) -> None:
+    """Only archived (moves, presence, time-outs)."""
+
+
+@_project.register
+async def _room_created(ev: RoomCreated, conn: AsyncConnection, room_id: str) -> None:
+    o = ev.options
     await conn.execute(insert(rooms).values(
-        room_id=room_id, preset=p.get("preset", ""), options=json.dumps(o), seat_count=p["seats"],
-        rounds=o["rounds"], partnership=bool(o["partnership"]), status="waiting"))
+        room_id=room_id, preset=ev.preset, options=json.dumps(o.to_dict()), seat_count=ev.seats,
+        rounds=o.rounds, partnership=o.partnership, status="waiting"))
     await conn.execute(insert(seats), [
         {"room_id": room_id, "seat": s, "kind": "empty", "player_id": "", "name": ""}
-        for s in range(p["seats"])])
+        for s in range(ev.seats)])
 
 
-async def _seat_taken(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
-    player_id = p.get("player_id", "") if p["kind"] == "human" else ""
-    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == p["seat"])
-                       .values(kind=p["kind"], player_id=player_id, name=p.get("name", "")))
+@_project.register
+async def _seat_taken(ev: SeatTaken, conn: AsyncConnection, room_id: str) -> None:
+    player_id = ev.player_id if ev.kind == "human" else ""
+    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == ev.seat)
+                       .values(kind=ev.kind, player_id=player_id, name=ev.name))
     if player_id:
-        prior, name = ratings.PRIOR, p.get("name", "")
+        prior = ratings.PRIOR
         await conn.execute(_upsert(
-            conn, players, ["player_id"], {"name": name}, player_id=player_id, name=name, matches=0,
+            conn, players, ["player_id"], {"name": ev.name}, player_id=player_id, name=ev.name, matches=0,
             wins=0, rounds=0, rounds_won=0, hand_finishes=0, rounds_opened=0, score_sum=0,
             mu=prior.mu, sigma=prior.sigma, ordinal=prior.ordinal))
 
 
-async def _seat_left(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
-    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == p["seat"])
+@_project.register
+async def _seat_left(ev: SeatLeft, conn: AsyncConnection, room_id: str) -> None:
+    await conn.execute(update(seats).where(seats.c.room_id == room_id, seats.c.seat == ev.seat)
                        .values(kind="empty", player_id="", name=""))
 
 
@@ -75,24 +87,30 @@ async def _status(conn: AsyncConnection, room_id: str, status: str) -> None:
     await conn.execute(update(rooms).where(rooms.c.room_id == room_id).values(status=status))
 
 
-async def _match_started(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+@_project.register
+async def _match_started(ev: MatchStarted, conn: AsyncConnection, room_id: str) -> None:
     await _status(conn, room_id, "playing")
 
 
-async def _round_started(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+@_project.register
+async def _round_dealt(ev: RoundDealt, conn: AsyncConnection, room_id: str) -> None:
     # ``playoff`` is settled when the round is scored (the sheet shows scored rounds only)
     await conn.execute(insert(rounds).values(
-        room_id=room_id, round_no=p["round_no"], dealer=p["dealer"], playoff=False))
+        room_id=room_id, round_no=ev.round_no, dealer=ev.dealer, playoff=False))
 
 
-async def _round_scored(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+@_project.register
+async def _round_scored(ev: RoundScored, conn: AsyncConnection, room_id: str) -> None:
     room = await _room(conn, room_id)
+    if sorted(s.seat for s in ev.result.seats) != list(range(room.seat_count)):
+        raise ValueError(f"round {ev.round_no}: a result for seats {[s.seat for s in ev.result.seats]} "
+                         f"in a room of {room.seat_count}")
     ids = await _player_ids(conn, room_id)
     before = await load_rounds(conn, room_id)
     last = before[-1] if before else None
     dealer = await conn.scalar(select(rounds.c.dealer).where(
-        rounds.c.room_id == room_id, rounds.c.round_no == p["round_no"]))
-    r = score_round(p["result"], round_no=p["round_no"], dealer=dealer or 0, fixed_rounds=room.rounds,
+        rounds.c.room_id == room_id, rounds.c.round_no == ev.round_no))
+    r = score_round(ev.result, round_no=ev.round_no, dealer=dealer or 0, fixed_rounds=room.rounds,
                     player_ids=ids,
                     before={ln.seat: ln.running_total for ln in last.lines} if last else {},
                     teams_before={t.team: t.running_total for t in last.teams} if last else {})
@@ -129,11 +147,12 @@ async def _write_round(conn: AsyncConnection, room_id: str, r: ScoredRound) -> N
              "running_total": t.running_total} for t in r.teams])
 
 
-async def _match_ended(conn: AsyncConnection, room_id: str, p: dict[str, Any]) -> None:
+@_project.register
+async def _match_ended(ev: MatchEnded, conn: AsyncConnection, room_id: str) -> None:
     room = await _room(conn, room_id)
     ids = await _player_ids(conn, room_id)
     options = json.loads(room.options)
-    out = match_outcome(p, await load_rounds(conn, room_id), n=room.seat_count,
+    out = match_outcome(ev, await load_rounds(conn, room_id), n=room.seat_count,
                         partnership=room.partnership, fixed_rounds=room.rounds,
                         tie_break=options["tie_break"], player_ids=ids)
     await conn.execute(insert(matches).values(
@@ -169,13 +188,3 @@ MATCH_STATS = update(players).where(players.c.player_id == bindparam("b_pid")).v
     matches=players.c.matches + 1, wins=players.c.wins + bindparam("b_win"), mu=bindparam("b_mu"),
     sigma=bindparam("b_sigma"), ordinal=bindparam("b_ordinal"))
 
-
-HANDLERS = {
-    "room_created": _room_created,
-    "seat_taken": _seat_taken,
-    "seat_left": _seat_left,
-    "match_started": _match_started,
-    "round_started": _round_started,
-    "round_scored": _round_scored,
-    "match_ended": _match_ended,
-}

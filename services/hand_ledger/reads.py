@@ -13,6 +13,8 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from hand_room.domain import Recorded, decode
+
 from ._schema import events, lines, matches, players, rooms, rounds, seats, team_lines
 from .ratings import Rating
 from .sheets import Line, Outcome, ScoredRound, Standing, TeamLine
@@ -56,15 +58,6 @@ class PlayerStats:
     @property
     def mean_round_score(self) -> float:
         return self.score_sum / self.rounds if self.rounds else 0.0
-
-
-@dataclass(frozen=True)
-class Archived:
-    """One archived room event."""
-
-    seq: int
-    kind: str
-    payload: dict[str, Any]
 
 
 async def load_rounds(conn: AsyncConnection, room_id: str) -> list[ScoredRound]:
@@ -126,10 +119,11 @@ async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_mat
     return [_stats(r) for r in await conn.execute(query)]
 
 
-async def load_events(conn: AsyncConnection, room_id: str, from_seq: int = 0) -> list[Archived]:
-    query = (select(events.c.seq, events.c.kind, events.c.payload)
+async def load_events(conn: AsyncConnection, room_id: str, from_seq: int = 0) -> list[Recorded]:
+    """The room's archived events from ``from_seq``, in seq order (decoded ``hand.v1.RoomEvent``)."""
+    query = (select(events.c.payload)
              .where(events.c.room_id == room_id, events.c.seq >= from_seq).order_by(events.c.seq))
-    return [Archived(r.seq, r.kind, json.loads(r.payload)) for r in await conn.execute(query)]
+    return [decode(r.payload) for r in await conn.execute(query)]
 
 
 async def next_seqs(conn: AsyncConnection, room_ids: list[str]) -> dict[str, int]:

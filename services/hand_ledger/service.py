@@ -8,9 +8,11 @@ import time
 
 import grpc
 import structlog
+from google.protobuf.message import DecodeError
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
+from hand_engine import RuleViolation
 
 from . import reads, wire
 from .replay import check
@@ -45,7 +47,7 @@ def _rpc(fn):
 
 def _room_id(room_id: str) -> str:
     if not room_id or len(room_id) > MAX_ID:
-        raise LedgerError("INVALID_ARGUMENT", "room_id is required")
+        raise LedgerError("INVALID_ARGUMENT", "room_id is required", field="room_id")
     return room_id
 
 
@@ -75,7 +77,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
     @_rpc
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
         if not request.player_id or len(request.player_id) > MAX_ID:
-            raise LedgerError("INVALID_ARGUMENT", "player_id is required")
+            raise LedgerError("INVALID_ARGUMENT", "player_id is required", field="player_id")
         async with self.store.read() as conn:
             stats = await reads.load_player(conn, request.player_id)
         if stats is None:
@@ -86,7 +88,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
         size = min(request.page_size or 50, 200)
         if request.page_token and not request.page_token.isdigit():
-            raise LedgerError("INVALID_ARGUMENT", "bad page_token")
+            raise LedgerError("INVALID_ARGUMENT", "bad page_token", field="page_token")
         offset = int(request.page_token or 0)
         async with self.store.read() as conn:
             rows = await reads.leaderboard(conn, offset=offset, limit=size + 1,
@@ -110,26 +112,32 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         if not steps:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
         last = steps[-1].room
-        complete = last.status == "finished"
+        over = last.status == "finished"
         seat = None
-        if request.seat_token:
+        if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
             seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
             if seat is None:
                 raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
         if request.HasField("seat"):
-            if request.seat >= last.n or not (complete or request.seat == seat):
+            if request.seat >= last.n or not (over or request.seat == seat):
                 raise LedgerError("SEAT_TOKEN_INVALID", "another seat's view only once the match is over")
             seat = request.seat
         step = request.step if request.HasField("step") else len(steps) - 1
-        if step >= len(steps) or request.from_seq > step:
-            raise LedgerError("INVALID_ARGUMENT", "step must be an archived seq, from_seq <= step",
-                              event_count=len(steps))
-        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, complete)
+        if step >= len(steps):
+            raise LedgerError("SEQ_OUT_OF_RANGE", "step is past the archived events", field="step",
+                              step=step, next_seq=len(steps))
+        if request.from_seq > step:
+            raise LedgerError("INVALID_ARGUMENT", "from_seq must be at most step", field="from_seq",
+                              max=step)
+        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
 
     @_rpc
     async def CheckReplay(self, request: pb.CheckReplayRequest, context) -> pb.CheckReplayResponse:
-        async with self.store.read() as conn:
-            archived = await reads.load_events(conn, _room_id(request.room_id))
+        try:
+            async with self.store.read() as conn:
+                archived = await reads.load_events(conn, _room_id(request.room_id))
+        except (DecodeError, RuleViolation, ValueError, KeyError) as exc:  # a corrupted archive row
+            raise LedgerError("REPLAY_BROKEN", str(exc)) from None
         if not archived:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
         return wire.check_to_proto(await asyncio.to_thread(check, archived))

@@ -1,9 +1,9 @@
 """Score sheets and match results as RULES.md §9–§10 record them (pure).
 
-A round's lines come from its ``round_scored`` result (the engine's
-``RoundResult`` as JSON) plus the running totals before it; the match
-result comes from ``match_ended`` plus the sheet, which tells how a tie for
-the lowest total after the fixed rounds was broken.
+A round's lines come from its ``RoundScored`` result (the engine's
+``RoundResult``) plus the running totals before it; the match result comes
+from ``MatchEnded`` (the engine's standings) plus the sheet, which tells how
+a tie for the lowest total after the fixed rounds was broken.
 
 A unit is a seat, or a team (0 = seats 0 and 2, 1 = seats 1 and 3) in
 partnership, where team totals decide the match and each player's own line
@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+
+from hand_engine import RoundResult
+from hand_engine.match import Standing as Totals  # a unit's total, outs and penalty points
+from hand_room.domain import MatchEnded
 
 NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED = (
     "no_tie", "most_outs", "fewer_penalty_points", "still_tied", "playoff", "shared")
@@ -85,24 +88,23 @@ def unit_seats(unit: int, n: int, partnership: bool) -> tuple[int, ...]:
     return (unit, unit + 2) if partnership else (unit,)
 
 
-def score_round(result: Mapping[str, Any], *, round_no: int, dealer: int, fixed_rounds: int,
+def score_round(result: RoundResult, *, round_no: int, dealer: int, fixed_rounds: int,
                 player_ids: Mapping[int, str], before: Mapping[int, int],
                 teams_before: Mapping[int, int]) -> ScoredRound:
     """The sheet rows of a round from its result and the running totals before it."""
     lines = tuple(
-        Line(seat=s["seat"], player_id=player_ids.get(s["seat"], ""), opened=bool(s["opened"]),
-             opening_total=s["opening_total"], cards_left=tuple(s["cards_left"]),
-             cards_value=s["cards_value"], score=s["score"],
-             running_total=before.get(s["seat"], 0) + s["score"])
-        for s in sorted(result["seats"], key=lambda s: s["seat"]))
+        Line(seat=s.seat, player_id=player_ids.get(s.seat, ""), opened=s.opened,
+             opening_total=s.opening_total, cards_left=tuple(s.cards_left), cards_value=s.cards_value,
+             score=s.score, running_total=before.get(s.seat, 0) + s.score)
+        for s in sorted(result.seats, key=lambda s: s.seat))
     teams = tuple(TeamLine(t, score, teams_before.get(t, 0) + score)
-                  for t, score in enumerate(result.get("team_scores") or ()))
+                  for t, score in enumerate(result.team_scores))
     return ScoredRound(round_no=round_no, playoff=round_no > fixed_rounds, dealer=dealer,
-                       finish=result["finish"], winner=result["winner"],
-                       multiplier=result["multiplier"], lines=lines, teams=teams)
+                       finish=result.finish, winner=result.winner, multiplier=result.multiplier,
+                       lines=lines, teams=teams)
 
 
-def tie_outcome(tie_break: str, tied: Sequence[int], table: Mapping[int, Mapping[str, int]]) -> str:
+def tie_outcome(tie_break: str, tied: Sequence[int], table: Mapping[int, Totals]) -> str:
     """How a tie between ``tied`` units was broken under ``tie_break`` (engine order)."""
     if len(tied) < 2:
         return NO_TIE
@@ -110,32 +112,30 @@ def tie_outcome(tie_break: str, tied: Sequence[int], table: Mapping[int, Mapping
         return PLAYOFF
     if tie_break == "shared":
         return SHARED
-    best = max(table[u]["outs"] for u in tied)
-    left = [u for u in tied if table[u]["outs"] == best]
+    best = max(table[u].outs for u in tied)
+    left = [u for u in tied if table[u].outs == best]
     if len(left) == 1:
         return MOST_OUTS
-    fewest = min(table[u]["penalty_points"] for u in left)
-    left = [u for u in left if table[u]["penalty_points"] == fewest]
+    fewest = min(table[u].penalty_points for u in left)
+    left = [u for u in left if table[u].penalty_points == fewest]
     return FEWER_PENALTY_POINTS if len(left) == 1 else STILL_TIED
 
 
-def places(units: Sequence[int], winners: Sequence[int], table: Mapping[int, Mapping[str, int]]
-           ) -> dict[int, int]:
+def places(units: Sequence[int], winners: Sequence[int], table: Mapping[int, Totals]) -> dict[int, int]:
     """Competition ranking: winners 1st; the others by total, then more outs, fewer penalties."""
     def key(u: int) -> tuple[int, int, int, int]:
         s = table[u]
-        return (0 if u in winners else 1, s["total"], -s["outs"], s["penalty_points"])
+        return (0 if u in winners else 1, s.total, -s.outs, s.penalty_points)
 
     return {u: 1 + sum(1 for v in units if key(v) < key(u)) if u not in winners else 1 for u in units}
 
 
-def match_outcome(payload: Mapping[str, Any], rounds: Sequence[ScoredRound], *, n: int,
-                  partnership: bool, fixed_rounds: int, tie_break: str,
-                  player_ids: Mapping[int, str]) -> Outcome:
-    """The result of a ``match_ended`` event, with the tie-break outcome from the sheet."""
-    table = {s["unit"]: s for s in payload["standings"]}
+def match_outcome(ended: MatchEnded, rounds: Sequence[ScoredRound], *, n: int, partnership: bool,
+                  fixed_rounds: int, tie_break: str, player_ids: Mapping[int, str]) -> Outcome:
+    """The result of a ``MatchEnded`` event, with the tie-break outcome from the sheet."""
+    table = {s.unit: s for s in ended.standings}
     units = sorted(table)
-    winners = tuple(payload["winners"])
+    winners = tuple(ended.winners)
     regular = {u: sum(r.unit_score(u, partnership) for r in rounds if not r.playoff) for u in units}
     low = min(regular.values())
     tied = tuple(u for u in units if regular[u] == low)
@@ -144,8 +144,8 @@ def match_outcome(payload: Mapping[str, Any], rounds: Sequence[ScoredRound], *, 
     standings = tuple(
         Standing(unit=u, seats=unit_seats(u, n, partnership),
                  player_ids=tuple(player_ids.get(s, "") for s in unit_seats(u, n, partnership)),
-                 total=table[u]["total"], regular_total=regular[u], outs=table[u]["outs"],
-                 penalty_points=table[u]["penalty_points"], place=place[u], winner=u in winners)
+                 total=table[u].total, regular_total=regular[u], outs=table[u].outs,
+                 penalty_points=table[u].penalty_points, place=place[u], winner=u in winners)
         for u in units)
     return Outcome(winners=winners, standings=standings, outcome=tie_outcome(tie_break, tied, table),
                    tied=tied, playoff_rounds=sum(1 for r in rounds if r.playoff))

@@ -10,19 +10,29 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from hand.v1 import errors_pb2
-from hand_room.status import text as room_text
+from hand_engine import Code
 from hand_rules.messages import language
+from hand_rules.messages import message as rule_message
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
     "PLAYER_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
     "SEAT_TOKEN_INVALID": grpc.StatusCode.PERMISSION_DENIED,
     "INVALID_ARGUMENT": grpc.StatusCode.INVALID_ARGUMENT,
+    "SEQ_OUT_OF_RANGE": grpc.StatusCode.OUT_OF_RANGE,
     "INTERNAL": grpc.StatusCode.INTERNAL,
 }
 MESSAGES = {
+    "ROOM_NOT_FOUND": {"en": "The ledger has no record of that room.",
+                       "ar": "لا يوجد في السجل غرفة بهذا المعرّف."},
+    "SEAT_TOKEN_INVALID": {"en": "This seat token is not valid for this room.",
+                           "ar": "رمز المقعد غير صالح لهذه الغرفة."},
+    "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
+                 "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
     "PLAYER_NOT_FOUND": {"en": "The ledger has no record of that player.",
                          "ar": "لا يوجد في السجل لاعب بهذا المعرّف."},
+    "SEQ_OUT_OF_RANGE": {"en": "That step is past the archived events (there are {next_seq}).",
+                         "ar": "هذه الخطوة بعد آخر حدث مؤرشف (عددها {next_seq})."},
     "REPLAY_BROKEN": {"en": "This room's archive cannot be replayed.",
                       "ar": "لا يمكن إعادة عرض أرشيف هذه الغرفة."},
 }
@@ -43,9 +53,21 @@ def lang_of(context: grpc.aio.ServicerContext) -> str:
     return language(None)
 
 
-def to_status(error: LedgerError, lang: str) -> grpc.Status:
+def text(error: LedgerError, lang: str) -> str:
+    """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
     entry = MESSAGES.get(error.code)
-    msg = entry.get(lang, entry["en"]) if entry else room_text(error.code, error.params, lang)
+    if entry is None and error.code in Code.__members__:
+        return rule_message(Code[error.code], error.params, lang)
+    entry = entry or MESSAGES["INTERNAL"]
+    template = entry.get(lang, entry["en"])
+    try:
+        return template.format_map({k: str(v) for k, v in error.params.items()})
+    except (KeyError, ValueError):
+        return template.split(" (")[0].rstrip(".") + "."
+
+
+def to_status(error: LedgerError, lang: str) -> grpc.Status:
+    msg = text(error, lang)
     name = f"ERROR_CODE_{error.code}"
     number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
     detail = errors_pb2.RuleError(code=number, message=msg,

@@ -9,7 +9,7 @@ fail on the key (``IntegrityError``): the batch was, at least in part,
 recorded before (by this process before a restart, or by another replica
 during a rebalance), and the caller re-reads from the archive.
 
-An event whose projection raises (a malformed payload) cannot block the
+An event whose projection raises (a payload that does not fit its room) cannot block the
 others: the batch is retried one event per transaction, and such an event
 is archived with its error and no effect.
 """
@@ -17,7 +17,6 @@ is archived with its error and no effect.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from datetime import UTC, datetime
@@ -123,13 +122,12 @@ class LedgerStore:
         now = datetime.now(UTC)
         async with self._write() as conn:
             await conn.execute(insert(events), [
-                {"room_id": e.room_id, "seq": e.seq, "kind": e.kind,
-                 "payload": json.dumps(e.payload, ensure_ascii=False, separators=(",", ":")),
+                {"room_id": e.room_id, "seq": e.seq, "kind": e.kind, "payload": e.payload,
                  "recorded_at": now, "error": error} for e in batch])
             if error is not None:
                 return
             for e in batch:
-                await project(conn, e.room_id, e.seq, e.kind, e.payload)
+                await project(conn, e.recorded)
                 if self.after_event is not None:
                     self.after_event(e)
 

@@ -3,27 +3,20 @@
 from __future__ import annotations
 
 from hand.v1 import ledger_service_pb2 as pb
-from hand.v1 import options_pb2
-from hand.v1 import room_service_pb2 as room_pb
-from hand_engine import redact, view
+from hand.v1 import options_pb2, room_pb2
+from hand_engine import view
 from hand_engine.notation import options_from_dict
-from hand_rules.convert import (
-    action_to_proto, event_to_proto, options_to_proto, state_to_proto, view_to_proto,
-)
+from hand_rules.convert import cards_out, options_to_proto, state_to_proto, view_to_proto
 from hand_rules.convert._enums import FINISH, EnumCodec
-from hand_rules.convert.state import result_to_proto as round_result_to_proto
-from hand_room.codec import action_from_json
-from hand_room.wire import room_info
+from hand_room.domain import complete, for_seat, room_info, to_proto
 
 from .reads import PlayerStats, Sheet
 from .replay import Check, Step
 from .sheets import Outcome, unit_seats
 
-_KIND = {"empty": room_pb.SEAT_KIND_EMPTY, "human": room_pb.SEAT_KIND_HUMAN, "bot": room_pb.SEAT_KIND_BOT}
-_STATUS = {"waiting": room_pb.ROOM_STATUS_WAITING, "playing": room_pb.ROOM_STATUS_PLAYING,
-           "finished": room_pb.ROOM_STATUS_FINISHED}
-_ORIGIN = {"player": room_pb.MOVE_ORIGIN_PLAYER, "timer": room_pb.MOVE_ORIGIN_TIMER,
-           "bot": room_pb.MOVE_ORIGIN_BOT}
+_KIND = {"empty": room_pb2.SEAT_KIND_EMPTY, "human": room_pb2.SEAT_KIND_HUMAN, "bot": room_pb2.SEAT_KIND_BOT}
+_STATUS = {"waiting": room_pb2.ROOM_STATUS_WAITING, "playing": room_pb2.ROOM_STATUS_PLAYING,
+           "finished": room_pb2.ROOM_STATUS_FINISHED}
 OUTCOME = EnumCodec(pb.TieBreakOutcome.DESCRIPTOR)
 TIE_BREAK = EnumCodec(options_pb2.TieBreak.DESCRIPTOR)
 
@@ -40,7 +33,7 @@ def sheet_to_proto(s: Sheet) -> pb.ScoreSheet:
                              finish=FINISH.encode(r.finish), winner=r.winner, multiplier=r.multiplier)
         for ln in r.lines:
             row.lines.add(seat=ln.seat, player_id=ln.player_id, opened=ln.opened,
-                          opening_total=ln.opening_total, cards_left=ln.cards_left,
+                          opening_total=ln.opening_total, cards_left=cards_out(ln.cards_left),
                           cards_value=ln.cards_value, score=ln.score, running_total=ln.running_total,
                           went_out=r.winner == ln.seat)
         for t in r.teams:
@@ -91,39 +84,18 @@ def check_to_proto(c: Check) -> pb.CheckReplayResponse:
                                   mismatch=c.mismatch)
 
 
-def event_for(step: Step, seat: int | None, complete: bool) -> room_pb.RoomEvent:
-    """A step's event as ``seat`` may see it (everything once the match is over)."""
-    p = step.payload
-    ev = room_pb.RoomEvent(kind=step.kind)
-    if isinstance(p.get("seat"), int):
-        ev.seat = p["seat"]
-    if step.kind == "moved":
-        ev.action.CopyFrom(action_to_proto(action_from_json(p["action"])))
-        ev.origin = _ORIGIN.get(p.get("by", ""), 0)
-    elif step.kind == "round_scored":
-        ev.result.CopyFrom(round_result_to_proto(step.room.match.results[-1]))
-        ev.round_no = p["round_no"]
-    elif step.kind == "round_started":
-        ev.round_no = p["round_no"]
-    elif step.kind == "seat_away":
-        ev.reason = p.get("reason", "")
-    for e in step.engine_events:
-        ev.events.append(event_to_proto(e if complete else redact(e, seat)))
-    return ev
-
-
 def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,
-                    complete: bool) -> pb.GetReplayResponse:
+                    over: bool) -> pb.GetReplayResponse:
+    """Events ``from_seq..step_no`` and the position after ``step_no``: each event as Watch
+    carries it to ``seat`` while the match runs (``for_seat``), complete once it is over."""
     room = steps[step_no].room
-    msg = pb.GetReplayResponse(room_id=room_id, complete=complete, seat=seat, step=step_no,
+    msg = pb.GetReplayResponse(room_id=room_id, complete=over, seat=seat, step=step_no,
                                event_count=len(steps))
-    for s in steps[from_seq:step_no + 1]:
-        msg.events.add(seq=s.seq, event=event_for(s, seat, complete))
+    msg.events.extend(to_proto(complete(s.recorded) if over else for_seat(s.recorded, seat))
+                      for s in steps[from_seq:step_no + 1])
     if room.round is not None:
         msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
-        if complete:
+        if over:
             msg.position.CopyFrom(state_to_proto(room.round))
-    info = room_info(room)
-    info.join_code = ""
-    msg.room.CopyFrom(info)
+    msg.room.CopyFrom(room_info(room))  # a spectator's: no join code
     return msg

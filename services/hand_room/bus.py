@@ -25,7 +25,7 @@ from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES
 from .domain import Recorded, decode
 from .domain.command_codec import encode_command
 from .domain.commands import Command
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .kafka_messages import Reply, decode_reply
 

@@ -33,10 +33,11 @@ from .domain import LEVEL_NAMES, Room, decode, evolve
 from .domain.commands import (
     Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
 )
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply
+from .owner import RoomOwner
 from .repository import RoomRepository
 from .status import to_status
 from .wire import event_message, room_info, snapshot_message
@@ -106,8 +107,9 @@ def _option_field(option: str, rounds_given: bool) -> str:
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, repo: RoomRepository, feeds: Feeds,
-                 *, presence_grace_s: float = 10.0) -> None:
+                 *, presence_grace_s: float = 10.0, owner: "RoomOwner | None" = None) -> None:
         self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
+        self.owner = owner
         self.grace = presence_grace_s
         self._streams: Counter[tuple[str, int]] = Counter()
 
@@ -132,7 +134,11 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         return room, seat
 
     async def _call(self, cmd: Command) -> Reply:
-        reply = await self.bus.send(cmd)
+        owner = self.owner
+        if owner is not None and owner.owns(cmd.room_id):
+            reply = await owner.submit(cmd)  # this instance owns the room: no Kafka round trip
+        else:
+            reply = await self.bus.send(cmd)
         if not reply.ok:
             raise RoomError(reply.code, "", **reply.params)
         return reply

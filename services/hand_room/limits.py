@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from .errors import RoomError
+from .domain.errors import RoomError
 
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"

@@ -33,7 +33,7 @@ from .domain import MoveMade, Room, RoundDealt, decode, encode
 from .domain.command_codec import decode_command, encode_command
 from .domain.commands import Act, Command, TurnTimeout
 from .domain.decide import Decision, decide
-from .errors import RoomCode, RoomError
+from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, bot_request, encode_reply
@@ -103,7 +103,9 @@ class RoomOwner:
         self._consumer: AIOKafkaConsumer | None = None
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
+        self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
         self.processed = 0
+        self.local_commands = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -252,10 +254,14 @@ class RoomOwner:
                 except (RoomError, RuleViolation) as exc:
                     log.info("command_refused", code=_code(exc))
                     await self._reply(cmd, self._refusal(cmd, exc))
+                    if _code(exc) == RoomCode.ROOM_UNAVAILABLE.value and room is not None:
+                        self._rearm_soon(room)  # a timer or a bot turn must not be lost
                     continue
-                except Exception:
-                    log.exception("command_failed")
+                except Exception as exc:
+                    log.error("command_failed", error=type(exc).__name__)
                     await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
+                    if room is not None:
+                        self._rearm_soon(room)
                     continue
                 if not d.events:
                     await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, seat=d.seat))
@@ -281,7 +287,29 @@ class RoomOwner:
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
                      params={k: str(v) for k, v in getattr(exc, "params", {}).items() if v is not None})
 
+    # ---------------------------------------------------------------- the short path
+    def owns(self, room_id: str) -> bool:
+        """This instance holds the room's partition: its gateway may decide in-process."""
+        return partition_of(room_id, self.partitions) in self.owned
+
+    async def submit(self, cmd: Command) -> Reply:
+        """Apply ``cmd`` here and now, without a Kafka round trip (the same pipeline as a
+        batch from hand.room-commands; the event store's unique seq keeps them apart)."""
+        fut = asyncio.get_running_loop().create_future()
+        self._local[cmd.command_id] = fut
+        try:
+            self.local_commands += 1
+            await self.handle({cmd.room_id: [cmd]})
+            return await fut
+        finally:
+            self._local.pop(cmd.command_id, None)
+
     async def _reply(self, cmd: Command, reply: Reply) -> None:
+        local = self._local.get(cmd.command_id)
+        if local is not None:
+            if not local.done():
+                local.set_result(reply)
+            return
         if not cmd.reply_to or self._producer is None:
             return
         try:
@@ -310,6 +338,29 @@ class RoomOwner:
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
                 asyncio.ensure_future(self._ask_bot(room, seat))
+
+    def _rearm_soon(self, room: Room, delay: float = 1.0) -> None:
+        """After a failure (rules service or store down): try the turn's timer again soon,
+        and ask the bot again, so a room nobody acts in does not freeze."""
+        seat = room.seat_to_move()
+        if seat is None:
+            return
+        r = room.round
+        handle = self._timers.pop(room.room_id, None)
+        if handle:
+            handle.cancel()
+        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        due = room.turn_started_at + room.turn_seconds
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            max(delay, due - time.time()), lambda: asyncio.ensure_future(self.send_command(timeout)))
+        if room.bot_controls(seat):
+            self._bot_asked.pop(room.room_id, None)
+            asyncio.get_running_loop().call_later(delay, self._ask_again, room)
+
+    def _ask_again(self, room: Room) -> None:
+        current = self.repo.cached(room.room_id)
+        if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
+            self._after(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
         try:

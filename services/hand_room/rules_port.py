@@ -2,19 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any, Protocol, Sequence
 
 import hand_engine as eng
-from hand_engine import Action, Options, RoundState
+from .domain.ports import RulesPort
 
-
-class RulesPort(Protocol):
-    async def start_round(self, options: Options, n: int, *, seed: int, dealer: int | None,
-                          round_no: int) -> tuple[RoundState, Sequence[Any]]: ...
-
-    async def apply(self, state: RoundState, seat: int, action: Action) -> tuple[RoundState, Sequence[Any]]: ...
-
-    async def auto_turn(self, state: RoundState) -> list[Action]: ...
+__all__ = ["GrpcRules", "LocalRules", "RulesPort"]
 
 
 class LocalRules:
@@ -33,14 +25,18 @@ class LocalRules:
 class GrpcRules:
     """The stateless rules service over gRPC (any replica answers any call)."""
 
-    def __init__(self, address: str, max_message_bytes: int = 4 * 1024 * 1024) -> None:
+    def __init__(self, address: str, max_message_bytes: int = 4 * 1024 * 1024, timeout_s: float = 3.0) -> None:
+        self.timeout_s = timeout_s
         import grpc
 
         from hand.v1 import rules_service_pb2_grpc
 
         opts = [("grpc.max_receive_message_length", max_message_bytes),
                 ("grpc.max_send_message_length", max_message_bytes),
-                ("grpc.lb_policy_name", "round_robin")]
+                ("grpc.lb_policy_name", "round_robin"),
+                # a rules service that comes back is found again within a second or two
+                ("grpc.initial_reconnect_backoff_ms", 200), ("grpc.min_reconnect_backoff_ms", 200),
+                ("grpc.max_reconnect_backoff_ms", 2000)]
         self._channel = grpc.aio.insecure_channel(address, options=opts)
         self._stub = rules_service_pb2_grpc.RulesServiceStub(self._channel)
 
@@ -54,16 +50,21 @@ class GrpcRules:
         from hand_engine import Code, RuleViolation
         from hand_rules.errors import from_status
 
+        from .domain.errors import RoomCode, RoomError
+
         try:
-            return await method(request, timeout=10)
+            return await method(request, timeout=self.timeout_s)
         except grpc.aio.AioRpcError as exc:
             detail = from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
-            if detail is not None:
+            if detail is not None and detail.code:
                 from hand.v1 import errors_pb2
 
                 name = errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
-                raise RuleViolation(Code[name], detail.message, **dict(detail.params)) from None
-            raise
+                if name in Code.__members__:
+                    raise RuleViolation(Code[name], detail.message, **dict(detail.params)) from None
+            # the rules service is down, overloaded or failed: nothing was applied; retry later
+            raise RoomError(RoomCode.ROOM_UNAVAILABLE, f"rules service: {exc.code().name}",
+                            retry_after_ms=1000) from None
 
     async def start_round(self, options, n, *, seed, dealer, round_no):
         from hand.v1 import options_pb2, rules_service_pb2 as rs

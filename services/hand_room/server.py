@@ -82,7 +82,8 @@ class RoomServer:
             server = grpc.aio.server(options=self.config.server.channel_options())
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(
                 RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
-                            presence_grace_s=self.config.presence_grace_s), server)
+                            presence_grace_s=self.config.presence_grace_s,
+                            owner=self.owner if self.config.local_commands else None), server)
             health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
             reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
             self.port = server.add_insecure_port(self.config.server.address)

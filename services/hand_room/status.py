@@ -13,7 +13,7 @@ from hand_rules.errors import status_code
 from hand_rules.messages import message as rule_message
 from hand_rules.messages import shown_params
 
-from .errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
+from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},

@@ -36,7 +36,7 @@ _Req = TypeVar("_Req")
 def _state(request: Any) -> RoundState:
     """The request's client-supplied state, decoded and checked (``INVALID_STATE``)."""
     if not request.HasField("state"):
-        raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing")
+        raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing", field="state")
     state = convert.state_from_proto(request.state)
     engine.check_state(state)
     return state
@@ -44,7 +44,7 @@ def _state(request: Any) -> RoundState:
 
 def _seat(seat: int, state: RoundState) -> int:
     if not 0 <= seat < state.n:
-        raise RuleViolation(Code.INVALID_ARGUMENT, f"no seat {seat}", seat=seat)
+        raise RuleViolation(Code.INVALID_ARGUMENT, f"no seat {seat}", seat=seat, field="seat", min=0, max=state.n - 1)
     return seat
 
 
@@ -121,7 +121,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
         options = convert.selection_from_proto(request.rules)
         deal = request.WhichOneof("deal")
         if deal is None:
-            raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck")
+            raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")
         state, events = engine.start_round(
             options, request.seats,
             seed=request.deck.seed if deal == "deck" else request.seed,

@@ -87,7 +87,8 @@ class Rules(RulesServer):
 
 
 class Room:
-    """One room-service instance, calling the rules service started above."""
+    """One room-service instance; its owner runs the engine in-process (set
+    HAND_RULES_ADDRESS to make it call a rules service instead)."""
 
     name = "room"
 
@@ -104,10 +105,7 @@ class Room:
     async def start(self) -> None:
         from hand_room.server import RoomServer
 
-        config = self.config
-        if not config.rules_address and self.stack.rules_target:
-            config = dataclasses.replace(config, rules_address=self.stack.rules_target)
-        self.server = RoomServer(config, self.stack.kafka, self.store_url)
+        self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
 
     async def stop(self) -> None:

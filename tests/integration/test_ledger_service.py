@@ -5,8 +5,8 @@ reflection and refusals with a RuleError detail."""
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -21,13 +21,14 @@ from hand.v1 import errors_pb2, state_pb2
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
 from hand_common.config import LedgerConfig
-from hand_engine import view
-from hand_ledger import _schema
+from hand_engine import Discard, view
+from hand_engine.cards import JOKER_IDS
+from hand_ledger import _schema, wire
 from hand_ledger.consumer import LedgerConsumer
-from hand_ledger.reads import Archived
 from hand_ledger.replay import fold
 from hand_ledger.server import LedgerServer
-from hand_rules.convert import state_to_proto, view_to_proto
+from hand_room.domain import MoveMade, RoundDealt, encode, for_seat, to_proto
+from hand_rules.convert import cards_out, state_to_proto, view_to_proto
 from hand_rules.errors import from_status
 from tests.ledger_support import play_match, scenario_runs, seat_token  # noqa: F401 - fixture
 
@@ -104,47 +105,83 @@ async def test_player_stats_and_the_leaderboard(ledger) -> None:
     assert ordinals == sorted(ordinals, reverse=True)
 
 
+def engine_events(reply: pb.GetReplayResponse, member: str) -> list:
+    """Every engine event ``member`` of the reply's moves and deals."""
+    carriers = [getattr(ev, ev.WhichOneof("event")) for ev in reply.events
+                if ev.WhichOneof("event") in ("move_made", "round_dealt")]
+    return [e for c in carriers for e in c.events if e.WhichOneof("event") == member]
+
+
+def assert_redacted_for(reply: pb.GetReplayResponse, run, seat: int | None) -> None:
+    """A running match's replay as ``seat`` (None: a spectator) may see it, event for event
+    what Watch sends that reader (``to_proto(for_seat(...))``)."""
+    assert not reply.complete and reply.step == len(run.events) - 1 == reply.event_count - 1
+    assert not reply.HasField("position") and reply.room.join_code == ""
+    assert reply.view == view_to_proto(view(run.room.round, seat), run.room.options)
+    assert list(reply.events) == [to_proto(for_seat(e.recorded, seat)) for e in run.events]
+    draws = engine_events(reply, "stock_drawn")
+    assert draws and all(d.stock_drawn.HasField("card") == (d.stock_drawn.seat == seat) for d in draws)
+    deals = [ev.round_dealt for ev in reply.events if ev.WhichOneof("event") == "round_dealt"]
+    assert deals and all(not d.deck for d in deals)
+    assert all(not d.round_started.deck for d in engine_events(reply, "round_started"))
+    assert not any(ev.match_started.HasField("seed") for ev in reply.events
+                   if ev.WhichOneof("event") == "match_started")
+    assert all(not ev.seat_taken.player_id for ev in reply.events if ev.WhichOneof("event") == "seat_taken")
+
+
 async def test_a_replay_of_a_running_match_is_redacted_for_the_asking_seat(ledger) -> None:
     run = ledger.running
-    steps = fold([Archived(e.seq, e.kind, e.payload) for e in run.events])
-    for seat in (None, 1):
-        req = pb.GetReplayRequest(room_id="running", seat_token="" if seat is None else seat_token(seat))
-        reply = await ledger.stub.GetReplay(req)
-        assert not reply.complete and reply.step == len(run.events) - 1 == reply.event_count - 1
-        assert not reply.HasField("position") and reply.room.join_code == ""
-        assert reply.view == view_to_proto(view(run.room.round, seat), run.room.options)
-        draws = [e for ev in reply.events for e in ev.event.events if e.WhichOneof("event") == "stock_drawn"]
-        assert draws and all(d.stock_drawn.HasField("card") == (d.stock_drawn.seat == seat) for d in draws)
-        deals = [e for ev in reply.events for e in ev.event.events if e.WhichOneof("event") == "round_started"]
-        assert deals and all(not d.round_started.deck for d in deals)
+    steps = fold([e.recorded for e in run.events])
+    assert_redacted_for(await ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running")), run, None)
+    # hand.room-events carries no token hashes, so the ledger cannot tell a seat from its token:
+    # a seat's replay is refused over gRPC; rendered for seat 1 it is redacted like its Watch
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(
+        room_id="running", seat_token=seat_token(1))))
+    assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
+    assert_redacted_for(wire.replay_to_proto("running", steps, len(steps) - 1, 0, 1, False), run, 1)
     mid = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=20, from_seq=18))
     assert [e.seq for e in mid.events] == [18, 19, 20]
     assert mid.view == view_to_proto(view(steps[20].room.round, None), run.room.options)
+    assert mid.room.next_seq == 21 and mid.room.room_id == "running"
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", seat=2)))
     assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running",
                                                                             seat_token="nope")))
     assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=10**6)))
+    assert (code, name) == (grpc.StatusCode.OUT_OF_RANGE, "ERROR_CODE_SEQ_OUT_OF_RANGE")
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=3,
+                                                                            from_seq=5)))
     assert (code, name) == (grpc.StatusCode.INVALID_ARGUMENT, "ERROR_CODE_INVALID_ARGUMENT")
 
 
 async def test_a_replay_of_a_finished_match_is_complete_at_every_step(ledger) -> None:
     run = ledger.runs["random_solo"]
-    steps = fold([Archived(e.seq, e.kind, e.payload) for e in run.events])
+    steps = fold([e.recorded for e in run.events])
     room_id = run.room.room_id
     full = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id))
     assert full.complete and len(full.events) == len(run.events) == full.event_count
-    draws = [e for ev in full.events for e in ev.event.events if e.WhichOneof("event") == "stock_drawn"]
-    assert all(d.stock_drawn.HasField("card") for d in draws)
-    deals = [e for ev in full.events for e in ev.event.events if e.WhichOneof("event") == "round_started"]
-    assert [list(d.round_started.deck) for d in deals] == [
-        e.payload["deck"] for e in run.events if e.kind == "round_started"]
+    assert list(full.events) == [to_proto(e.recorded) for e in run.events]  # as published: complete
+    assert all(d.stock_drawn.HasField("card") for d in engine_events(full, "stock_drawn"))
+    dealt = [e.recorded.event for e in run.events if isinstance(e.recorded.event, RoundDealt)]
+    assert [list(ev.round_dealt.deck) for ev in full.events if ev.WhichOneof("event") == "round_dealt"] == [
+        cards_out(d.deck) for d in dealt]  # wire card ids
+    assert [list(d.round_started.deck) for d in engine_events(full, "round_started")] == [
+        cards_out(d.deck) for d in dealt]
     for step in (8, len(steps) // 2, len(steps) - 1):  # 6 is the first deal
-        reply = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, step=step, from_seq=step, seat=2))
+        reply = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, step=step, from_seq=step,
+                                                                seat=2))
         assert reply.seat == 2 and reply.position == state_to_proto(steps[step].room.round)
         assert [e.seq for e in reply.events] == [step]
         assert reply.view == view_to_proto(view(steps[step].room.round, 2), run.room.options)
+
+
+async def test_score_lines_carry_wire_card_ids(ledger) -> None:
+    run = ledger.runs["fewer_penalty"]
+    sheet = (await ledger.stub.GetScoreSheet(pb.GetScoreSheetRequest(room_id=run.room.room_id))).sheet
+    for row, res in zip(sheet.rounds, run.room.match.results, strict=True):
+        assert [list(ln.cards_left) for ln in row.lines] == [cards_out(s.cards_left) for s in res.seats]
+    assert any(ln.cards_left for row in sheet.rounds for ln in row.lines)
 
 
 async def test_check_replay_passes_and_catches_a_tampered_archive(ledger) -> None:
@@ -152,12 +189,14 @@ async def test_check_replay_passes_and_catches_a_tampered_archive(ledger) -> Non
         reply = await ledger.stub.CheckReplay(pb.CheckReplayRequest(room_id=run.room.room_id))
         assert reply.ok and reply.events_checked == len(run.events) and not reply.HasField("mismatch_seq")
     run = ledger.runs["most_outs"]
-    moved = [e for e in run.events if e.kind == "moved" and e.payload["action"]["action"] == "discard"][3]
-    payload = {**moved.payload, "action": {"action": "discard", "card": "JK#1"}}  # not the card discarded
+    moved = [e.recorded for e in run.events
+             if isinstance(e.recorded.event, MoveMade) and isinstance(e.recorded.event.action, Discard)][3]
+    other = next(c for c in JOKER_IDS if c != moved.event.action.card)  # not the card discarded
+    tampered = replace(moved, event=replace(moved.event, action=Discard(other)))
     async with ledger.server.store._write() as conn:
         await conn.execute(update(_schema.events).where(
             _schema.events.c.room_id == run.room.room_id, _schema.events.c.seq == moved.seq)
-            .values(payload=json.dumps(payload)))
+            .values(payload=encode(tampered)))
     reply = await ledger.stub.CheckReplay(pb.CheckReplayRequest(room_id=run.room.room_id))
     assert not reply.ok and reply.mismatch_seq == moved.seq and reply.mismatch
 

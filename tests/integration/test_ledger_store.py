@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from dataclasses import replace
 
 import pytest
 
@@ -15,7 +16,8 @@ from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.ordering import Delivered
 from hand_ledger.ratings import PRIOR
 from hand_ledger.store import LedgerStore
-from tests.ledger_support import SCENARIOS, play_match, scenario_runs  # noqa: F401 - fixture
+from hand_room.domain import RoundScored
+from tests.ledger_support import SCENARIOS, play_match, published, scenario_runs  # noqa: F401 - fixture
 
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
 
@@ -136,7 +138,7 @@ async def test_a_ledger_killed_mid_batch_and_restarted_has_exact_totals(ledger_d
     url = await ledger_db()
     rng = random.Random(11)
     events = chaos(interleave(scenario_runs, rng), rng)
-    log = [Delivered(e.room_id, e.seq, e.kind, e.payload, "p0", offset) for offset, e in enumerate(events)]
+    log = [replace(e, partition="p0", offset=offset) for offset, e in enumerate(events)]
     committed = 0
     for crash_at in (25, 170, 333):
         with pytest.raises(Crash):
@@ -192,8 +194,10 @@ async def test_player_statistics_and_ratings_add_up_over_matches(ledger_db, scen
 async def test_a_malformed_event_is_archived_with_its_error_and_blocks_nothing(ledger_db) -> None:
     run = await play_match("hand", 2, rounds=1, seed=4, room_id="broken")
     events = list(run.events)
-    i = next(k for k, e in enumerate(events) if e.kind == "round_scored")
-    events[i] = Delivered(events[i].room_id, events[i].seq, "round_scored", {"round_no": 1})
+    i = next(k for k, e in enumerate(events) if isinstance(e.recorded.event, RoundScored))
+    rec = events[i].recorded
+    one_seat = replace(rec.event.result, seats=rec.event.result.seats[:1])  # a result for 1 of 2 seats
+    events[i] = published(replace(rec, event=replace(rec.event, result=one_seat)))
     store = LedgerStore(await ledger_db())
     await store.start()
     try:
@@ -204,6 +208,7 @@ async def test_a_malformed_event_is_archived_with_its_error_and_blocks_nothing(l
             archived = await reads.load_events(conn, "broken")
             outcome = await reads.load_outcome(conn, "broken")
         assert [e.seq for e in archived] == list(range(len(events)))
+        assert archived[i] == events[i].recorded  # archived as published, bytes and all
         assert outcome is not None and outcome.winners == run.room.match.winners
     finally:
         await store.close()

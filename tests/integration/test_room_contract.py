@@ -272,3 +272,78 @@ async def _read(settings, topic: str, room_id: str, want: int) -> dict[int, room
     finally:
         await consumer.stop()
     return seen
+
+
+async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavailable_not_internal(
+        broker, tmp_path: Path, unique: str):
+    """The in-process engine is the default; HAND_RULES_ADDRESS makes the owner call the
+    rules service. While that service is down a move fails fast with UNAVAILABLE (and a
+    retry hint) and changes nothing; once it is back the same action id goes through."""
+    from hand_common.config import RulesConfig
+    from hand_rules.server import RulesServer
+
+    rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": "0"}).server)
+    await rules.start()
+    port = rules.port
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
+                                  HAND_RULES_ADDRESS=rules.target)
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        room_id, players = await started_room(stub)
+        w = Watcher(stub, room_id, players[0].token)
+        await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+        mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
+        seat_w = Watcher(stub, room_id, mover.token)
+        await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
+        card = seat_w.latest.view.hand[0]
+        discard = actions_pb2.Action(discard=actions_pb2.Discard(card=card))
+        await rules.stop(grace=0)
+        before = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        started = time.monotonic()
+        code, detail = await refusal(mover.act(discard, action_id="during-outage"))
+        assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE"
+        assert "retry_after_ms" in detail.params and time.monotonic() - started < 8
+        assert (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq == before
+        rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": str(port)}).server)
+        await rules.start()
+        done = None
+        deadline = time.monotonic() + 20
+        while done is None and time.monotonic() < deadline:  # a client retries after retry_after_ms
+            try:
+                done = await mover.act(discard, action_id="during-outage")
+            except grpc.aio.AioRpcError as exc:
+                assert exc.code() == grpc.StatusCode.UNAVAILABLE
+                await asyncio.sleep(0.5)
+        assert done is not None and not done.duplicate and done.first_seq == before
+        await w.close()
+        await seat_w.close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
+        await rules.stop(grace=0)
+
+
+@pytest.mark.parametrize("local", ["on", "off"])
+async def test_a_match_plays_whether_the_owner_decides_in_process_or_through_the_command_topic(
+        broker, tmp_path: Path, unique: str, local: str):
+    from .room_support import play_to_end
+
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
+                                  HAND_ROOM_LOCAL_COMMANDS=local)
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        room_id, players = await started_room(stub)
+        watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+        moves = await play_to_end(players, watchers)
+        assert moves > 5
+        assert (server.owner.local_commands > moves) == (local == "on")
+        assert (server.owner.local_commands == 0) == (local == "off")
+        for w in watchers.values():
+            await w.close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)

@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 
 from hand_engine import PRESETS, resolve
-from hand_ledger.reads import Archived
 from hand_ledger.replay import check
+from hand_room.domain import decode
 from tests.ledger_support import play_match
 
 
@@ -21,7 +21,7 @@ def seats_for(preset: str) -> int:
 async def test_every_recorded_move_replays_to_the_recorded_events(preset: str) -> None:
     run = await play_match(preset, seats_for(preset), rounds=1, seed=sum(map(ord, preset)),
                            room_id=f"room-{preset}")
-    archived = [Archived(e.seq, e.kind, e.payload) for e in run.events]
+    archived = [decode(e.payload) for e in run.events]  # as the archive gives them back
     result = check(archived)
     assert result.ok, result.mismatch
     assert result.events == len(archived) and result.moves > 10

@@ -18,7 +18,7 @@ from hand_room.domain.commands import (
     Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
 )
 from hand_room.domain.decide import decide
-from hand_room.errors import RoomError
+from hand_room.domain.errors import RoomError
 from hand_room.rules_port import LocalRules
 
 

@@ -5,25 +5,27 @@
 - ``room``: the ``Room`` aggregate;
 - ``evolve``: the one projector (room, event) → room;
 - ``codec``: events ⇔ ``hand.v1.RoomEvent`` (store, topics, Watch, replays);
-- ``audience``: what each reader may see of an event.
+- ``audience``: what each reader may see of an event;
+- ``info``: a room's public description (``hand.v1.RoomInfo``).
 
 The ledger and the bot service read rooms through this package only.
 """
 
 from .audience import complete, for_seat, private
-from .codec import LEVEL_NAMES, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
+from .codec import LEVEL_NAMES, MalformedEvent, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
 from .events import (
     AWAY_REASONS, BOT_LEVELS, KINDS, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated,
     RoomEvent, RoundDealt, RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken,
     TurnTimedOut, kind_of,
 )
 from .evolve import evolve
+from .info import room_info
 from .room import Room, SeatSlot
 
 __all__ = [
-    "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MatchEnded", "MatchStarted", "MoveMade",
+    "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MalformedEvent", "MatchEnded", "MatchStarted", "MoveMade",
     "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
     "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
     "decode", "encode", "evolve", "for_seat", "from_proto", "kind_of", "level_to_proto", "private",
-    "standing_to_proto", "to_proto",
+    "room_info", "standing_to_proto", "to_proto",
 ]

@@ -8,16 +8,17 @@ fields are always set; a redacted secret (``None`` seed, empty deck, a
 
 from __future__ import annotations
 
+from google.protobuf.message import DecodeError
 from google.protobuf.timestamp_pb2 import Timestamp
 
 from hand.v1 import room_events_pb2 as pb
 from hand.v1 import room_pb2
+from hand_engine import RuleViolation
 from hand_engine.match import Standing
 from hand_rules.convert import (
     action_from_proto, action_to_proto, cards_in, cards_out, event_from_proto, event_to_proto,
-    options_from_proto, options_to_proto, result_to_proto,
+    options_from_proto, options_to_proto, result_from_proto, result_to_proto,
 )
-from hand_rules.convert.state import result_from_proto
 
 from .events import (
     MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
@@ -145,10 +146,22 @@ def _event(member: str, b) -> RoomEvent:
     raise ValueError(f"room event without a payload (oneof {member!r})")
 
 
+class MalformedEvent(ValueError):
+    """Bytes or a message that are not a room event this codec can read."""
+
+
 def from_proto(msg: pb.RoomEvent) -> Recorded:
     member = msg.WhichOneof("event")
-    return Recorded(msg.room_id, msg.seq, _secs(msg.at), _event(member or "", getattr(msg, member) if member else None))
+    try:
+        return Recorded(msg.room_id, msg.seq, _secs(msg.at), _event(member or "", getattr(msg, member) if member else None))
+    except (KeyError, ValueError, RuleViolation) as exc:
+        raise MalformedEvent(f"room event {msg.room_id!r} seq {msg.seq}: {type(exc).__name__}: {exc}") from None
 
 
 def decode(data: bytes) -> Recorded:
-    return from_proto(pb.RoomEvent.FromString(data))
+    """One room event from its wire bytes; anything else raises ``MalformedEvent``."""
+    try:
+        msg = pb.RoomEvent.FromString(data)
+    except DecodeError as exc:
+        raise MalformedEvent(f"not a hand.v1.RoomEvent: {exc}") from None
+    return from_proto(msg)

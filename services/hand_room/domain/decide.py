@@ -14,8 +14,8 @@ from hand_engine import Action, RuleViolation
 from hand_engine.events import RoundEnded
 from hand_engine.match import standings
 
-from ..errors import RoomCode, RoomError
-from ..rules_port import RulesPort
+from .errors import RoomCode, RoomError
+from .ports import RulesPort
 from .commands import (
     Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
     TurnTimeout,

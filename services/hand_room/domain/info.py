@@ -1,0 +1,37 @@
+"""``room_info(room, seat)``: a room's public description (``hand.v1.RoomInfo``).
+
+One rendering for every reader of a room: the room service's RPCs and Watch
+streams, and the ledger's replays. ``seat`` is the reader (None: a
+spectator); the join code goes to seated readers only.
+"""
+
+from __future__ import annotations
+
+from hand.v1 import room_pb2
+from hand_engine.match import standings
+from hand_rules.convert import options_to_proto
+
+from .codec import level_to_proto, standing_to_proto
+from .room import Room
+
+_KIND = {"empty": room_pb2.SEAT_KIND_EMPTY, "human": room_pb2.SEAT_KIND_HUMAN, "bot": room_pb2.SEAT_KIND_BOT}
+_STATUS = {"waiting": room_pb2.ROOM_STATUS_WAITING, "playing": room_pb2.ROOM_STATUS_PLAYING,
+           "finished": room_pb2.ROOM_STATUS_FINISHED}
+
+
+def room_info(room: Room, seat: int | None = None) -> room_pb2.RoomInfo:
+    info = room_pb2.RoomInfo(
+        room_id=room.room_id, join_code=room.code if seat is not None else "",
+        visibility=room_pb2.ROOM_VISIBILITY_PUBLIC if room.public else room_pb2.ROOM_VISIBILITY_PRIVATE,
+        preset=room.preset, options=options_to_proto(room.options), seat_count=room.n,
+        host_seat=room.host_seat, status=_STATUS[room.status],
+        round_no=room.round.round_no if room.round is not None else 0,
+        next_seq=room.seq, turn_seconds=int(room.turn_seconds),
+    )
+    for i, s in enumerate(room.seats):
+        info.seats.add(seat=i, kind=_KIND[s.kind], name=s.name, bot_level=level_to_proto(s.bot_level),
+                       away=s.away)
+    if room.match is not None:
+        info.standings.extend(standing_to_proto(st) for st in standings(room.match))
+        info.winners.extend(room.match.winners)
+    return info
