@@ -541,6 +541,23 @@ describe('conformance: a bot-filled match through the public contract', { skip }
       'GetReplay carries the same events per seq as Watch');
   });
 
+  it('watches a finished room from its head: a snapshot, then nothing', { timeout: 20000 }, async () => {
+    const head = num(S.host.at(-1).seq) + 1;
+    const stream = reader(S.room.Watch({ room_id: S.roomId, from_seq: head }));
+    try {
+      const snap = await stream.next(10000);
+      assert.equal(snap.message, 'snapshot');
+      assert.equal(num(snap.snapshot.next_seq), head);
+      assert.ok(has(snap, 'room'), 'the snapshot at the head carries the room');
+      assert.equal(snap.room.status, enumValue('hand.v1.RoomStatus', 'ROOM_STATUS_FINISHED'));
+      assert.deepEqual(walk.secretsIn(WatchResponse, snap), [], 'a spectator snapshot leaks nothing');
+      const more = await stream.next(1500).then((m) => m, () => null);
+      assert.equal(more, null, 'nothing follows match_ended');
+    } finally {
+      stream.close();
+    }
+  });
+
   it('never sends card id 0 (or beyond 106) in anything received', () => {
     for (const m of [...S.hostMessages, ...S.spectator.messages]) {
       assert.deepEqual(walk.badCardIds(WatchResponse, m), []);
