@@ -364,6 +364,27 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     }
   });
 
+  it('joins by a join code in any case, refuses unknown rooms and bad tokens', async () => {
+    // Public: a private room is joined by its code only (RoomVisibility's comment says "by id or join code").
+    const other = await S.room.CreateRoom({ rounds: 1, seat_count: 2, player_name: 'Host', player_id: 'conformance-h',
+      visibility: 'ROOM_VISIBILITY_PUBLIC' });
+    const code = other.room.join_code;
+    assert.match(code, /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/, 'a join code of 6 of the documented letters');
+    const joined = await S.room.JoinRoom({ join_code: code.toLowerCase(), player_name: 'Guest', player_id: 'conformance-g' });
+    assert.ok(has(joined, 'seat') && joined.seat === 1, 'the guest takes seat 1');
+    assert.equal(joined.room.room_id, other.room.room_id);
+    assert.equal(joined.room.join_code, code, 'a seated player gets the join code');
+    await refused(S.room.JoinRoom({ room_id: other.room.room_id, player_name: 'Third' }),
+      Code.FAILED_PRECONDITION, 'ROOM_FULL');
+    await refused(S.room.GetRoom({ room_id: 'no-such-room' }), Code.NOT_FOUND, 'ROOM_NOT_FOUND');
+    const bad = reader(S.room.Watch({ room_id: other.room.room_id, seat_token: 'not-a-token' }));
+    const err = await bad.next(10000).then(() => null, (e) => e);
+    assert.ok(err && err.rule, 'a Watch with a bad token fails with details');
+    assert.equal(err.code, Code.PERMISSION_DENIED);
+    assert.equal(err.rule.code, ErrorCode('SEAT_TOKEN_INVALID'));
+    await refused(S.ledger.GetMatchResult({ room_id: 'no-such-room' }), Code.NOT_FOUND, 'ROOM_NOT_FOUND');
+  });
+
   it("plays the host's turns from its Watch view, resuming the stream once", { timeout: MATCH_TIMEOUT_MS }, async (t) => {
     let stream = S.hostStream;
     const deadline = Date.now() + MATCH_TIMEOUT_MS;
