@@ -560,6 +560,13 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.equal(replay.complete, true, 'a finished match replays complete');
     assert.deepEqual(replay.events.map((e) => e.event), S.host.map((e) => e.event),
       'GetReplay carries the same events per seq as Watch');
+    const dealtAll = replay.events.find((e) => e.event === 'round_dealt').round_dealt;
+    assert.equal(dealtAll.deck.length, 106, 'a finished replay is complete: the deal');
+    assert.ok(has(replay.events.find((e) => e.event === 'match_started').match_started, 'seed'), '… and the seed');
+    assert.ok(has(replay, 'position'), '… and the position');
+    const asSeat1 = await S.ledger.GetReplay({ room_id: S.roomId, from_seq: 0, seat: 1 });
+    assert.ok(has(asSeat1, 'seat') && asSeat1.seat === 1 && asSeat1.view.seat === 1, 'any seat view once over');
+    assert.deepEqual(walk.badCardIds(type('hand.v1.GetReplayResponse'), asSeat1), [], 'replay card ids 1..106');
   });
 
   it('watches a finished room from its head: a snapshot, then nothing', { timeout: 20000 }, async () => {
