@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint test test-fast soak soak-bots run bench clean
+.PHONY: help venv proto proto-release lint test test-fast soak soak-bots fuzz run bench clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -67,6 +67,10 @@ soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY
 
 soak-bots: $(GEN_STAMP) ## bots of every level play many whole rounds per preset (HAND_BOT_ROUNDS, default 100)
 	HAND_BOT_ROUNDS=$${HAND_BOT_ROUNDS:-100} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_bot_games.py
+
+fuzz: $(GEN_STAMP) ## garbage, mutated and oversized requests to every RPC (HAND_FUZZ_REQUESTS per RPC, default 5000; HAND_FUZZ_SEED)
+	HAND_FUZZ_REQUESTS=$${HAND_FUZZ_REQUESTS:-5000} $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_fuzz.py 2>&1 \
+	  | grep -aE '^(fuzz |[A-Z][A-Za-z]+: |[0-9]+ (passed|failed)|FAILED|E )'
 
 run: $(GEN_STAMP) ## run the whole backend locally (Ctrl-C stops it)
 	$(PY) -m hand_run

@@ -10,16 +10,20 @@ variable at once, before the service binds a port.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 import sys
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import NamedTuple, TypeVar
 
 __all__ = [
     "ENV_VARS",
+    "AuthConfig",
+    "IdentityConfig",
+    "RateLimitConfig",
     "LOG_FORMATS",
     "LOG_LEVELS",
     "SERVICES",
@@ -126,6 +130,71 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "ledger database: a SQLite file URL or postgresql://user:pw@host/db",
         ),
         "HAND_LEDGER_GROUP": EnvVar("hand-ledger", "consumer group of the ledger replicas"),
+        # --- player identity (hand_auth issues, hand_common.identity verifies) ---
+        "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
+        "HAND_AUTH_PORT": EnvVar("50055", "gRPC port of the auth service; 0 picks a free port"),
+        "HAND_AUTH_URL": EnvVar(
+            "sqlite:///var/hand-auth.db",
+            "auth database (players, refresh tokens): a SQLite file URL or postgresql://…",
+        ),
+        "HAND_AUTH_SIGNING_KEY": EnvVar(
+            "", "SECRET, auth service only: base64url Ed25519 private key (32-byte seed) that "
+            "signs session tokens; empty: the dev key file",
+        ),
+        "HAND_AUTH_PUBLIC_KEYS": EnvVar(
+            "", "comma-separated base64url Ed25519 public keys whose session tokens are "
+            "accepted (several during a key rotation); empty: the dev key file's",
+        ),
+        "HAND_AUTH_DEV_KEY_FILE": EnvVar(
+            "var/hand-auth-dev.key",
+            "development only: signing key generated on first use when no key is set; "
+            "off: none (a service without keys then refuses to start)",
+        ),
+        "HAND_AUTH_ISSUER": EnvVar("hand-auth", "iss claim of session tokens (checked on verify)"),
+        "HAND_AUTH_SESSION_TTL_S": EnvVar("900", "seconds a session (access) token is valid"),
+        "HAND_AUTH_REFRESH_TTL_S": EnvVar(
+            "2592000", "seconds a refresh token is valid (each refresh replaces it)"
+        ),
+        # --- TLS (every gRPC server; Kafka clients) ---
+        "HAND_TLS_CERT_FILE": EnvVar(
+            "", "PEM certificate chain a gRPC server presents; empty: plaintext (loopback, tests)"
+        ),
+        "HAND_TLS_KEY_FILE": EnvVar("", "PEM private key of HAND_TLS_CERT_FILE (a Secret)"),
+        "HAND_TLS_CLIENT_CA_FILE": EnvVar(
+            "", "PEM CA bundle; set: a gRPC server requires client certificates it signed (mTLS)"
+        ),
+        "HAND_TLS_CA_FILE": EnvVar(
+            "", "PEM CA bundle a service verifies the gRPC servers it dials against (TLS on)"
+        ),
+        "HAND_KAFKA_SECURITY_PROTOCOL": EnvVar(
+            "PLAINTEXT", "PLAINTEXT, SSL (TLS, optionally mutual) or SASL_SSL to the brokers"
+        ),
+        "HAND_KAFKA_CA_FILE": EnvVar("", "PEM CA bundle the brokers' certificates are checked against"),
+        "HAND_KAFKA_CERT_FILE": EnvVar("", "PEM client certificate for mutual TLS to the brokers"),
+        "HAND_KAFKA_KEY_FILE": EnvVar("", "PEM private key of HAND_KAFKA_CERT_FILE (a Secret)"),
+        "HAND_KAFKA_SASL_MECHANISM": EnvVar(
+            "SCRAM-SHA-512", "SASL mechanism with SASL_SSL: SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN"
+        ),
+        "HAND_KAFKA_SASL_USERNAME": EnvVar("", "SASL user (the Kafka principal User:<name> of the ACLs)"),
+        "HAND_KAFKA_SASL_PASSWORD": EnvVar("", "SECRET: the SASL user's password"),
+        # --- load shedding (hand_common.ratelimit; every gRPC service) ---
+        "HAND_RATE_PLAYER_PER_S": EnvVar(
+            "20", "requests a second per signed-in player (token bucket); 0: no limit"
+        ),
+        "HAND_RATE_PLAYER_BURST": EnvVar("40", "burst of requests per signed-in player"),
+        "HAND_RATE_PEER_PER_S": EnvVar(
+            "100", "requests a second per peer address (IP), signed in or not; 0: no limit"
+        ),
+        "HAND_RATE_PEER_BURST": EnvVar("200", "burst of requests per peer address"),
+        "HAND_STREAMS_PER_PLAYER": EnvVar(
+            "4", "server streams (Watch) open at once per signed-in player; 0: no limit"
+        ),
+        "HAND_STREAMS_PER_PEER": EnvVar(
+            "16", "server streams (Watch) open at once per peer address; 0: no limit"
+        ),
+        "HAND_RATE_TRACKED_KEYS": EnvVar(
+            "100000", "players and peers tracked at once; the least recently seen are dropped"
+        ),
     }
 )
 
@@ -149,6 +218,7 @@ SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
         "room": ServiceSpec(name="room", module="hand_room", port_var="HAND_ROOM_PORT"),
         "bot": ServiceSpec(name="bot", module="hand_bot", port_var="HAND_BOT_PORT"),
         "ledger": ServiceSpec(name="ledger", module="hand_ledger", port_var="HAND_LEDGER_PORT"),
+        "auth": ServiceSpec(name="auth", module="hand_auth", port_var="HAND_AUTH_PORT"),
     }
 )
 
@@ -239,16 +309,27 @@ class GrpcServerConfig:
     max_message_bytes: int
     workers: int
     shutdown_grace_s: float
+    tls_cert_file: str = ""
+    tls_key_file: str = ""
+    tls_client_ca_file: str = ""
 
     @classmethod
     def _read(cls, env: _Reader, host_var: str, port_var: str) -> GrpcServerConfig:
-        return cls(
+        config = cls(
             host=env.text(host_var),
             port=env.integer(port_var, 0, 65535),
             max_message_bytes=env.integer("HAND_GRPC_MAX_MESSAGE_BYTES", 1024, MAX_GRPC_MESSAGE_BYTES),
             workers=env.integer("HAND_GRPC_WORKERS", 1, 256),
             shutdown_grace_s=env.number("HAND_SHUTDOWN_GRACE_S", 0, 300),
+            tls_cert_file=env.text("HAND_TLS_CERT_FILE"),
+            tls_key_file=env.text("HAND_TLS_KEY_FILE"),
+            tls_client_ca_file=env.text("HAND_TLS_CLIENT_CA_FILE"),
         )
+        if bool(config.tls_cert_file) != bool(config.tls_key_file):
+            env.problems.append("HAND_TLS_CERT_FILE and HAND_TLS_KEY_FILE go together")
+        if config.tls_client_ca_file and not config.tls_cert_file:
+            env.problems.append("HAND_TLS_CLIENT_CA_FILE needs HAND_TLS_CERT_FILE (mTLS is TLS first)")
+        return config
 
     @property
     def address(self) -> str:
@@ -265,11 +346,82 @@ class GrpcServerConfig:
 
 
 @dataclass(frozen=True)
+class RateLimitConfig:
+    """Load shedding of a gRPC server (``hand_common.ratelimit``); 0 turns a limit off."""
+
+    player_per_s: float = 20.0
+    player_burst: int = 40
+    peer_per_s: float = 100.0
+    peer_burst: int = 200
+    streams_per_player: int = 4
+    streams_per_peer: int = 16
+    tracked_keys: int = 100_000
+
+    @classmethod
+    def _read(cls, env: _Reader) -> RateLimitConfig:
+        return cls(
+            player_per_s=env.number("HAND_RATE_PLAYER_PER_S", 0, 1e6),
+            player_burst=env.integer("HAND_RATE_PLAYER_BURST", 1, 10**6),
+            peer_per_s=env.number("HAND_RATE_PEER_PER_S", 0, 1e6),
+            peer_burst=env.integer("HAND_RATE_PEER_BURST", 1, 10**6),
+            streams_per_player=env.integer("HAND_STREAMS_PER_PLAYER", 0, 10**6),
+            streams_per_peer=env.integer("HAND_STREAMS_PER_PEER", 0, 10**6),
+            tracked_keys=env.integer("HAND_RATE_TRACKED_KEYS", 100, 10**8),
+        )
+
+    def internal(self) -> RateLimitConfig:
+        """These limits without the per-peer ones: for a service that other services call."""
+        return dataclasses.replace(self, peer_per_s=0.0, streams_per_peer=0)
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> RateLimitConfig:
+        env = _Reader(environ)
+        config = cls._read(env)
+        env.check("rate limit")
+        return config
+
+
+@dataclass(frozen=True)
+class IdentityConfig:
+    """How session tokens are verified (every service) and, for ``hand_auth``, signed.
+
+    ``signing_key`` is a secret: left out of ``repr`` so it never reaches a log line.
+    """
+
+    public_keys: tuple[str, ...] = ()
+    dev_key_file: str = "var/hand-auth-dev.key"
+    issuer: str = "hand-auth"
+    signing_key: str = field(default="", repr=False)
+
+    @classmethod
+    def _read(cls, env: _Reader, *, signer: bool = False) -> IdentityConfig:
+        keys = tuple(k.strip() for k in env._raw("HAND_AUTH_PUBLIC_KEYS").split(",") if k.strip())
+        dev = env.text("HAND_AUTH_DEV_KEY_FILE")
+        signing = env.text("HAND_AUTH_SIGNING_KEY") if signer else ""
+        config = cls(public_keys=keys, dev_key_file="" if dev.lower() == "off" else dev,
+                     issuer=env.text("HAND_AUTH_ISSUER"), signing_key=signing)
+        if not config.dev_key_file and not (signing if signer else keys):
+            env.problems.append(
+                ("HAND_AUTH_SIGNING_KEY" if signer else "HAND_AUTH_PUBLIC_KEYS")
+                + " is empty and HAND_AUTH_DEV_KEY_FILE=off: no key for session tokens")
+        return config
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> IdentityConfig:
+        env = _Reader(environ)
+        config = cls._read(env)
+        env.check("identity")
+        return config
+
+
+@dataclass(frozen=True)
 class RulesConfig:
     """Settings of the rules service (``python -m hand_rules``)."""
 
     server: GrpcServerConfig
     log: LogConfig
+    limits: RateLimitConfig = RateLimitConfig()
+    identity: IdentityConfig = IdentityConfig()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RulesConfig:
@@ -277,6 +429,9 @@ class RulesConfig:
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_RULES_HOST", "HAND_RULES_PORT"),
             log=LogConfig._read(env),
+            # its callers are the room instances, many rooms each: no per-peer bucket
+            limits=RateLimitConfig._read(env).internal(),
+            identity=IdentityConfig._read(env),
         )
         env.check("rules service")
         return config
@@ -294,6 +449,8 @@ class RoomConfig:
     away_after_timeouts: int
     group_id: str
     local_commands: bool = True
+    limits: RateLimitConfig = RateLimitConfig()
+    identity: IdentityConfig = IdentityConfig()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -307,6 +464,8 @@ class RoomConfig:
             away_after_timeouts=env.integer("HAND_ROOM_AWAY_AFTER_TIMEOUTS", 1, 100),
             group_id=env.text("HAND_ROOM_GROUP"),
             local_commands=env.choice("HAND_ROOM_LOCAL_COMMANDS", ("on", "off")) == "on",
+            limits=RateLimitConfig._read(env),
+            identity=IdentityConfig._read(env),
         )
         env.check("room service")
         return config
@@ -320,6 +479,8 @@ class LedgerConfig:
     log: LogConfig
     url: str
     group_id: str
+    limits: RateLimitConfig = RateLimitConfig()
+    identity: IdentityConfig = IdentityConfig()
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
@@ -329,6 +490,8 @@ class LedgerConfig:
             log=LogConfig._read(env),
             url=env.text("HAND_LEDGER_URL"),
             group_id=env.text("HAND_LEDGER_GROUP"),
+            limits=RateLimitConfig._read(env),
+            identity=IdentityConfig._read(env),
         )
         env.check("ledger service")
         return config
@@ -365,6 +528,30 @@ class EmbeddedBrokerConfig:
         env = _Reader(environ)
         config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535))
         env.check("embedded broker")
+class AuthConfig:
+    """Settings of the auth service (``python -m hand_auth``)."""
+
+    server: GrpcServerConfig
+    log: LogConfig
+    url: str
+    identity: IdentityConfig
+    session_ttl_s: float
+    refresh_ttl_s: float
+    limits: RateLimitConfig = RateLimitConfig()
+
+    @classmethod
+    def from_env(cls, environ: Mapping[str, str] | None = None) -> AuthConfig:
+        env = _Reader(environ)
+        config = cls(
+            server=GrpcServerConfig._read(env, "HAND_AUTH_HOST", "HAND_AUTH_PORT"),
+            log=LogConfig._read(env),
+            url=env.text("HAND_AUTH_URL"),
+            identity=IdentityConfig._read(env, signer=True),
+            session_ttl_s=env.number("HAND_AUTH_SESSION_TTL_S", 10, 86_400),
+            refresh_ttl_s=env.number("HAND_AUTH_REFRESH_TTL_S", 60, 400 * 86_400),
+            limits=RateLimitConfig._read(env),
+        )
+        env.check("auth service")
         return config
 
 

@@ -7,6 +7,12 @@
 - ISO-8601 UTC timestamps and the level name on every line.
 - Standard-library loggers (grpc, aiokafka, asyncio) are routed through the
   same processors, so a container's output is one format.
+- Bounded and secret-free: every string value is cut to ``MAX_VALUE``
+  characters (a traceback to ``MAX_TRACEBACK``), containers to
+  ``MAX_ITEMS`` items, a value whose key names a secret (``token``,
+  ``secret``, ``password``, ``authorization``, ``private_key``, ``signing_key``) is replaced by
+  ``[redacted]``, and tracebacks never show frame locals (structlog's JSON
+  traceback shows them by default: a seat token reached the room log so).
 
 The engine never logs: it returns events. Call ``configure_logging`` once,
 in a service's ``__main__``.
@@ -21,13 +27,20 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 import structlog
+import structlog.tracebacks
 from structlog.typing import Processor
 
 from hand_common.config import LogConfig
 
-__all__ = ["GAME_KEYS", "bind_game", "configure_logging", "game_context", "renders_json"]
+__all__ = ["GAME_KEYS", "MAX_VALUE", "bind_game", "bound_values", "configure_logging",
+           "game_context", "renders_json"]
 
 GAME_KEYS = ("room_id", "match_id", "seat", "seq")
+MAX_VALUE = 512
+MAX_TRACEBACK = 16_384
+MAX_ITEMS = 64
+SECRET_WORDS = ("token", "secret", "password", "authorization", "private_key", "signing_key")
+_TRACEBACK_KEYS = ("exception", "stack")
 
 _LEVELS = {
     "debug": logging.DEBUG,
@@ -44,6 +57,43 @@ def renders_json(config: LogConfig, stream: TextIO) -> bool:
         return config.format == "json"
     isatty = getattr(stream, "isatty", None)
     return not (isatty is not None and isatty())
+
+
+def _cut(value: Any, limit: int, depth: int = 0) -> Any:
+    if isinstance(value, str):
+        return value if len(value) <= limit else f"{value[:limit]}…[+{len(value) - limit} chars]"
+    if isinstance(value, bytes):
+        return _cut(value[:limit].decode("utf-8", "replace"), limit) if len(value) > limit else value
+    if depth > 6:
+        return "[nested too deep]"
+    if isinstance(value, dict):
+        items = list(value.items())
+        out = {str(k)[:64]: _cut(v, limit, depth + 1) for k, v in items[:MAX_ITEMS]}
+        if len(items) > MAX_ITEMS:
+            out["…"] = f"+{len(items) - MAX_ITEMS} items"
+        return out
+    if isinstance(value, (list, tuple)):
+        out_list = [_cut(v, limit, depth + 1) for v in value[:MAX_ITEMS]]
+        if len(value) > MAX_ITEMS:
+            out_list.append(f"…+{len(value) - MAX_ITEMS} items")
+        return out_list
+    return value
+
+
+def _secret(key: str) -> bool:
+    lowered = key.lower()
+    return any(word in lowered for word in SECRET_WORDS) and lowered != "event"
+
+
+def bound_values(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    """Processor: cut long values, redact secrets (see the module doc)."""
+    for key in list(event_dict):
+        value = event_dict[key]
+        if _secret(key) and value not in (None, ""):
+            event_dict[key] = "[redacted]"
+        else:
+            event_dict[key] = _cut(value, MAX_TRACEBACK if key in _TRACEBACK_KEYS else MAX_VALUE)
+    return event_dict
 
 
 def _shared_processors() -> list[Processor]:
@@ -67,10 +117,12 @@ def configure_logging(config: LogConfig, stream: TextIO | None = None) -> None:
     renderer: Processor
     if as_json:
         renderer = structlog.processors.JSONRenderer()
-        format_exc: list[Processor] = [structlog.processors.dict_tracebacks]
+        format_exc: list[Processor] = [structlog.processors.ExceptionRenderer(
+            structlog.tracebacks.ExceptionDictTransformer(show_locals=False)), bound_values]
     else:
-        renderer = structlog.dev.ConsoleRenderer(colors=_colors(stream))
-        format_exc = []
+        renderer = structlog.dev.ConsoleRenderer(
+            colors=_colors(stream), exception_formatter=structlog.dev.plain_traceback)
+        format_exc = [structlog.processors.format_exc_info, bound_values]
 
     structlog.configure(
         processors=[

@@ -18,6 +18,7 @@ A payload is opaque bytes to the store (the room service keeps an encoded
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
@@ -32,6 +33,19 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 from hand_infra._schema import SQLITE_BEGIN, action_ids, make_engine, metadata, outbox, room_events
 
 log = structlog.get_logger("hand_infra.eventstore")
+ACTION_KEY_MAX = action_ids.c.action_id.type.length  # 128
+
+
+def stored_key(action_id: str) -> str:
+    """The ``action_ids`` key of a client action id: itself when it fits the column,
+    else ``sha256:<hex>`` of it (71 characters). The room owner prefixes the client's
+    id (itself up to 128 characters) with a seat-hash, so a key may be longer than
+    the column; hashing it keeps every legal id storable on PostgreSQL (which
+    refuses an over-long varchar, where SQLite silently keeps it) without a
+    migration of existing tables."""
+    if len(action_id) <= ACTION_KEY_MAX:
+        return action_id
+    return "sha256:" + hashlib.sha256(action_id.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 class EventStoreError(Exception):
@@ -169,7 +183,7 @@ class EventStore:
                     {"room_id": room_id, "seq": s, "published": False} for s in seqs])
                 if action_id is not None:
                     await conn.execute(insert(action_ids).values(
-                        room_id=room_id, action_id=action_id,
+                        room_id=room_id, action_id=stored_key(action_id),
                         first_seq=seqs[0], last_seq=seqs[-1]))
         except (IntegrityError, StaleAppend) as exc:
             # A concurrent writer committed first (PostgreSQL read committed): if it
@@ -229,7 +243,7 @@ class EventStore:
                 boxes += [{"room_id": room_id, "seq": q, "published": False} for q in seqs]
                 if action_id is not None:
                     prior[(room_id, action_id)] = seqs
-                    acts.append({"room_id": room_id, "action_id": action_id,
+                    acts.append({"room_id": room_id, "action_id": stored_key(action_id),
                                  "first_seq": seqs[0], "last_seq": seqs[-1]})
                 results.append(seqs)
             if rows:
@@ -243,13 +257,15 @@ class EventStore:
         out: dict[tuple[str, str], list[int]] = {}
         for start in range(0, len(keys), 500):
             chunk = keys[start:start + 500]
+            wanted = {(room_id, stored_key(action_id)): (room_id, action_id)
+                      for room_id, action_id in chunk}
             rows = (await conn.execute(select(
                 action_ids.c.room_id, action_ids.c.action_id, action_ids.c.first_seq,
-                action_ids.c.last_seq).where(action_ids.c.action_id.in_({k[1] for k in chunk})))).all()
-            wanted = set(chunk)
+                action_ids.c.last_seq).where(action_ids.c.action_id.in_({k[1] for k in wanted})))).all()
             for r in rows:
-                if (r.room_id, r.action_id) in wanted:
-                    out[(r.room_id, r.action_id)] = list(range(r.first_seq, r.last_seq + 1))
+                original = wanted.get((r.room_id, r.action_id))
+                if original is not None:
+                    out[original] = list(range(r.first_seq, r.last_seq + 1))
         return out
 
     async def _append_each(self, items) -> list[list[int] | EventStoreError]:
@@ -276,7 +292,8 @@ class EventStore:
     async def _lookup(self, conn: AsyncConnection, room_id: str, action_id: str) -> list[int] | None:
         row = (await conn.execute(
             select(action_ids.c.first_seq, action_ids.c.last_seq).where(
-                action_ids.c.room_id == room_id, action_ids.c.action_id == action_id))).first()
+                action_ids.c.room_id == room_id,
+                action_ids.c.action_id == stored_key(action_id)))).first()
         return None if row is None else list(range(row.first_seq, row.last_seq + 1))
 
     async def next_seq(self, room_id: str) -> int:

@@ -16,14 +16,17 @@ Environment variables:
 ``HAND_KAFKA_PARTITIONS``     partitions per project topic (default 8)
 ``HAND_KAFKA_REPLICATION``    replication factor of project topics (default 1)
 ``HAND_EVENTSTORE_URL``       event store database URL (default SQLite file)
+``HAND_KAFKA_SECURITY_PROTOCOL`` and friends: TLS / SASL (``kafka_security``)
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
+
+from .kafka_security import KafkaSecurity, kafka_security
 
 DEFAULT_PARTITIONS = 8
 DEFAULT_EVENTSTORE_URL = "sqlite+aiosqlite:///var/hand-events.db"
@@ -41,6 +44,7 @@ class KafkaSettings:
     fetch_max_wait_ms: int = 100  # an idle consumer asks 10 times a second, not 100
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
+    security: KafkaSecurity = field(default_factory=KafkaSecurity)
 
     @property
     def embedded(self) -> bool:
@@ -58,7 +62,8 @@ class KafkaSettings:
 
     def admin_kwargs(self) -> dict[str, Any]:
         """Arguments for ``AIOKafkaAdminClient``."""
-        return {"bootstrap_servers": self._servers(), "client_id": f"{self.client_id}-admin"}
+        return {"bootstrap_servers": self._servers(), "client_id": f"{self.client_id}-admin",
+                **self.security.kwargs()}
 
     def producer_kwargs(self) -> dict[str, Any]:
         """Arguments for ``AIOKafkaProducer``: acks=all, no idempotence."""
@@ -68,6 +73,7 @@ class KafkaSettings:
             "acks": "all",
             "enable_idempotence": False,
             "linger_ms": self.linger_ms,
+            **self.security.kwargs(),
         }
 
     def consumer_kwargs(self, group_id: str | None) -> dict[str, Any]:
@@ -81,6 +87,7 @@ class KafkaSettings:
             "fetch_max_wait_ms": self.fetch_max_wait_ms,
             "session_timeout_ms": self.session_timeout_ms,
             "heartbeat_interval_ms": self.heartbeat_interval_ms,
+            **self.security.kwargs(),
         }
 
 
@@ -102,6 +109,7 @@ def kafka_settings(env: Mapping[str, str] | None = None) -> KafkaSettings:
         partitions=_int(env, "HAND_KAFKA_PARTITIONS", DEFAULT_PARTITIONS),
         replication_factor=_int(env, "HAND_KAFKA_REPLICATION", 1),
         fetch_max_wait_ms=_int(env, "HAND_KAFKA_FETCH_WAIT_MS", 100),
+        security=kafka_security(env),
     )
 
 

@@ -29,7 +29,7 @@ async def serve(config: LedgerConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     try:
         await server.start()
-    except OSError as error:
+    except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
         structlog.get_logger("hand_ledger").error("cannot start", error=str(error))
         raise SystemExit(1) from None
     print(f"ledger service listening on {server.target}", flush=True)

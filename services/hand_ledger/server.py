@@ -2,7 +2,8 @@
 
 It serves ``hand.v1.LedgerService``, ``grpc.health.v1.Health`` (both "" and
 "hand.v1.LedgerService" SERVING while up) and server reflection, and feeds
-its store from ``hand.room-events`` in the ledger's consumer group. Any
+its store from ``hand.room-events`` in the ledger's consumer group. Calls
+pass the shared rate limiter and door first (``hand_common.serving``). Any
 number of replicas may share one store (PostgreSQL); each then consumes
 its share of the partitions and answers every read.
 """
@@ -16,6 +17,8 @@ from grpc_reflection.v1alpha import reflection
 
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
+from hand_common.identity import Verifier
+from hand_common.serving import bind, edge_interceptors
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
@@ -59,15 +62,18 @@ class LedgerServer:
             self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
                                            topic=self.topic or ROOM_EVENTS)
             await self.consumer.start()
-        server = grpc.aio.server(options=self.config.server.channel_options())
-        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(LedgerService(self.store), server)
+        verifier = Verifier.from_config(self.config.identity)
+        server = grpc.aio.server(options=self.config.server.channel_options(),
+                                 interceptors=edge_interceptors(self.config.limits, verifier))
+        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(
+            LedgerService(self.store, verifier=verifier), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
         try:
-            self.port = server.add_insecure_port(self.config.server.address)
-        except RuntimeError as error:
+            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
+        except OSError:
             await self.stop()
-            raise OSError(f"cannot listen on {self.config.server.address}: {error}") from None
+            raise
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):

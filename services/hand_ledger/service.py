@@ -12,6 +12,10 @@ from google.protobuf.message import DecodeError
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
+from hand_common import pagetoken
+from hand_common.identity import Verifier, require_player
+from hand_common.limits import MAX_ID
+from hand_common.refusal import Refusal
 from hand_engine import RuleViolation
 
 from . import reads, wire
@@ -21,7 +25,7 @@ from .status import LedgerError, lang_of, to_status
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.service")
-MAX_ID = 128
+LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
 def _rpc(fn):
@@ -34,10 +38,12 @@ def _rpc(fn):
         with structlog.contextvars.bound_contextvars(room_id=room_id or None, rpc=name):
             try:
                 return await fn(self, request, context)
+            except Refusal as exc:
+                await _refuse(context, LedgerError(exc.code, exc.detail, **exc.params))
+                code = exc.code
             except LedgerError as exc:
                 code = exc.code
-                status = to_status(exc, lang_of(context))
-                await context.abort(status.code, status.details, status.trailing_metadata)
+                await _refuse(context, exc)
             finally:
                 log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
 
@@ -45,16 +51,23 @@ def _rpc(fn):
     return call
 
 
+async def _refuse(context: grpc.aio.ServicerContext, exc: LedgerError) -> None:
+    status = to_status(exc, lang_of(context))
+    await context.abort(status.code, status.details, status.trailing_metadata)
+
+
 def _room_id(room_id: str) -> str:
     if not room_id or len(room_id) > MAX_ID:
-        raise LedgerError("INVALID_ARGUMENT", "room_id is required", field="room_id")
+        raise LedgerError("INVALID_ARGUMENT", "room_id is required", field="room_id", limit=MAX_ID)
     return room_id
 
 
 class LedgerService(pb_grpc.LedgerServiceServicer):
-    def __init__(self, store: LedgerStore, replays: Replays | None = None) -> None:
+    def __init__(self, store: LedgerStore, replays: Replays | None = None, *,
+                 verifier: Verifier | None = None) -> None:
         self.store = store
         self.replays = replays or Replays(store)
+        self.verifier = verifier  # None: no session tokens accepted (GetPlayerStats needs an id)
 
     async def _sheet(self, room_id: str) -> reads.Sheet:
         async with self.store.read() as conn:
@@ -76,20 +89,25 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
-        if not request.player_id or len(request.player_id) > MAX_ID:
-            raise LedgerError("INVALID_ARGUMENT", "player_id is required", field="player_id")
+        player_id = request.player_id or await self._me(context)
+        if len(player_id) > MAX_ID:
+            raise LedgerError("INVALID_ARGUMENT", "player_id too long", field="player_id", limit=MAX_ID)
         async with self.store.read() as conn:
-            stats = await reads.load_player(conn, request.player_id)
+            stats = await reads.load_player(conn, player_id)
         if stats is None:
             raise LedgerError("PLAYER_NOT_FOUND", "no such player")
         return pb.GetPlayerStatsResponse(stats=wire.stats_to_proto(stats))
 
+    async def _me(self, context: grpc.aio.ServicerContext) -> str:
+        """The signed-in caller's player id, from the session token (never the request)."""
+        if self.verifier is None:
+            raise LedgerError("INVALID_ARGUMENT", "player_id is required", field="player_id")
+        return await require_player(context, self.verifier)
+
     @_rpc
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
         size = min(request.page_size or 50, 200)
-        if request.page_token and not request.page_token.isdigit():
-            raise LedgerError("INVALID_ARGUMENT", "bad page_token", field="page_token")
-        offset = int(request.page_token or 0)
+        offset = pagetoken.decode(request.page_token, scope=LEADERBOARD)
         async with self.store.read() as conn:
             rows = await reads.leaderboard(conn, offset=offset, limit=size + 1,
                                            min_matches=request.min_matches)
@@ -97,7 +115,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         for i, stats in enumerate(rows[:size]):
             out.entries.add(rank=offset + i + 1, stats=wire.stats_to_proto(stats))
         if len(rows) > size:
-            out.next_page_token = str(offset + size)
+            out.next_page_token = pagetoken.encode(offset + size, scope=LEADERBOARD)
         return out
 
     @_rpc

@@ -5,13 +5,10 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
-from grpc_status import rpc_status
 
-from hand.v1 import errors_pb2
+from hand_common.language import language_of
+from hand_common.refusal import DOOR_MESSAGES, Refusal, pack, refusal_status
 from hand_engine import Code
-from hand_rules.messages import language
 from hand_rules.messages import message as rule_message
 
 GRPC_CODES = {
@@ -47,10 +44,7 @@ class LedgerError(Exception):
 
 
 def lang_of(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 def text(error: LedgerError, lang: str) -> str:
@@ -67,12 +61,8 @@ def text(error: LedgerError, lang: str) -> str:
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:
+    if error.code in DOOR_MESSAGES:  # LIMIT_EXCEEDED, UNAUTHENTICATED, SESSION_EXPIRED, ...
+        return refusal_status(Refusal(error.code, error.detail, **error.params), lang)
     msg = text(error, lang)
-    name = f"ERROR_CODE_{error.code}"
-    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
-    detail = errors_pb2.RuleError(code=number, message=msg,
-                                  params={k: str(v) for k, v in error.params.items()})
-    packed = any_pb2.Any()
-    packed.Pack(detail)
     code = GRPC_CODES.get(error.code, grpc.StatusCode.FAILED_PRECONDITION)
-    return rpc_status.to_status(status_pb2.Status(code=code.value[0], message=msg, details=[packed]))
+    return pack(code, error.code, msg, error.params)

@@ -50,7 +50,7 @@ class RoomFeed:
         self.room_id, self.store, self.repo = room_id, store, repo
         self.room: Room | None = None
         self.subscribers: set[asyncio.Queue] = set()
-        self._inbox: asyncio.Queue[Recorded] = asyncio.Queue()
+        self._inbox: asyncio.Queue[tuple[Recorded, Room | None, bool]] = asyncio.Queue()
         self._task: asyncio.Task | None = None
         self._ready = asyncio.Event()
 
@@ -65,31 +65,32 @@ class RoomFeed:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    def offer(self, rec: Recorded) -> None:
-        self._inbox.put_nowait(rec)
+    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+        self._inbox.put_nowait((rec, after, trusted))
 
     async def _run(self) -> None:
         while True:
-            rec = await self._inbox.get()
+            rec, after, trusted = await self._inbox.get()
             try:
-                await self._take(rec)
-            except Exception:
-                log.exception("feed_event_failed", room_id=self.room_id, seq=rec.seq)
+                await self._take(rec, after, trusted)
+            except Exception as exc:
+                log.error("feed_event_failed", room_id=self.room_id, seq=rec.seq, error=type(exc).__name__)
 
-    async def _take(self, rec: Recorded) -> None:
+    async def _take(self, rec: Recorded, after: Room | None, trusted: bool) -> None:
         head = self.room.seq if self.room is not None else 0
         if rec.seq < head:
             return  # seen already
         if rec.seq > head:  # a gap: the store has what the topic has not brought yet
             for ev in await self.store.load(self.room_id, head, limit=rec.seq - head):
-                self._publish(decode(ev.payload))
+                self._publish(decode(ev.payload), None, False)
             if (self.room.seq if self.room is not None else 0) != rec.seq:
                 return
-        self._publish(rec)
+        self._publish(rec, after, trusted)
 
-    def _publish(self, rec: Recorded) -> None:
-        self.room = evolve(self.room, rec)
-        self.repo.observe(rec)
+    def _publish(self, rec: Recorded, after: Room | None, trusted: bool) -> None:
+        """Fold ``rec`` once (or take the owner's fold) and hand it to every stream."""
+        self.room = after if after is not None else evolve(self.room, rec)
+        self.repo.observe(rec, self.room, trusted)
         item = Live(rec, self.room)
         for queue in self.subscribers:
             queue.put_nowait(item)
@@ -106,13 +107,14 @@ class Feeds:
     def following(self, room_id: str) -> bool:
         return room_id in self._feeds
 
-    def offer(self, rec: Recorded) -> None:
-        """A committed event (from the topic or from this instance's owner)."""
+    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+        """A committed event (from the topic, or from this instance's owner with the room
+        after it)."""
         feed = self._feeds.get(rec.room_id)
         if feed is not None:
-            feed.offer(rec)
+            feed.offer(rec, after, trusted)
         else:
-            self.repo.observe(rec)
+            self.repo.observe(rec, after, trusted)
 
     async def join(self, room_id: str) -> tuple[RoomFeed, asyncio.Queue]:
         feed = self._feeds.get(room_id)

@@ -219,8 +219,8 @@ class RoomOwner:
                 room = p.decision.room
                 self.repo.put(room)
                 if self.feeds is not None:  # this instance's streams see it before the topic does
-                    for rec in p.decision.events:
-                        self.feeds.offer(rec)
+                    for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
+                        self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
                 if p.before is None or _listing(p.before) != _listing(room):
                     await self.index.upsert(room)

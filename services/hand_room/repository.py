@@ -50,15 +50,18 @@ class RoomRepository:
     def forget(self, room_id: str) -> None:
         self._rooms.pop(room_id, None)
 
-    def observe(self, rec: Recorded) -> None:
-        """A live event: fast-forward the cached room if it is the next one."""
+    def observe(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+        """A live event: fast-forward the cached room if it is the next one (``after``: the
+        room after it, when the caller folded it already; ``trusted``: from this instance's
+        owner, credentials included)."""
         room = self._rooms.get(rec.room_id)
         if room is None or rec.seq < room.seq:
             return
-        if rec.seq > room.seq or (isinstance(rec.event, SeatTaken) and rec.event.kind == "human"):
+        human_seat = isinstance(rec.event, SeatTaken) and rec.event.kind == "human"
+        if rec.seq > room.seq or (human_seat and not trusted):
             self._rooms.pop(rec.room_id, None)  # a gap, or credentials to read: reload on demand
             return
-        self._rooms[rec.room_id] = evolve(room, rec)
+        self._rooms[rec.room_id] = after if after is not None else evolve(room, rec)
 
     async def _fold(self, room_id: str) -> Room | None:
         self.loads += 1

@@ -21,14 +21,14 @@ from .server import RulesServer
 
 async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
     """Serve until SIGTERM/SIGINT; engine calls run inline unless an ``executor`` is given."""
-    server = RulesServer(config.server, executor)
+    server = RulesServer(config.server, executor, limits=config.limits, identity=config.identity)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     try:
         await server.start()
-    except OSError as error:
+    except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
         structlog.get_logger("hand_rules").error("cannot start", error=str(error))
         raise SystemExit(1) from None
     try:

@@ -11,10 +11,10 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
+from hand_common.language import DEFAULT_LANGUAGE, LANGUAGES, language
 from hand_engine import Code, format_card
 
-LANGUAGES = ("en", "ar")
-DEFAULT_LANGUAGE = "en"
+__all__ = ["CATALOGUE", "DEFAULT_LANGUAGE", "LANGUAGES", "language", "message"]
 
 # code → {language: (template, ...)}
 CATALOGUE: dict[Code, dict[str, tuple[str, ...]]] = {
@@ -201,20 +201,3 @@ def message(code: Code, params: Mapping[str, object], lang: str = DEFAULT_LANGUA
         if _fields(template) <= shown.keys():
             return template.format_map(shown)
     return templates[-1]
-
-
-def language(accept_language: str | None) -> str:
-    """The best of ``LANGUAGES`` for an ``accept-language`` value (``ar-SA,en;q=0.8``)."""
-    best, best_q = DEFAULT_LANGUAGE, 0.0
-    for item in (accept_language or "").split(","):
-        tag, _, rest = item.strip().partition(";")
-        primary = tag.strip().lower().split("-")[0]
-        q = 1.0
-        if rest.strip().startswith("q="):
-            try:
-                q = float(rest.strip()[2:])
-            except ValueError:
-                q = 0.0
-        if primary in LANGUAGES and q > best_q:
-            best, best_q = primary, q
-    return best

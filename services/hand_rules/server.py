@@ -3,7 +3,9 @@
 It serves ``hand.v1.RulesService``, ``grpc.health.v1.Health`` (both "" and
 "hand.v1.RulesService" SERVING while up) and server reflection, with the
 message size limits of the config (a bigger request fails with
-``RESOURCE_EXHAUSTED`` before any handler runs). ``start()`` / ``stop()``
+``RESOURCE_EXHAUSTED`` before any handler runs), behind the shared door
+(malformed bytes and over-long fields → ``INVALID_ARGUMENT``) and, given
+``limits``, the rate limiter (``hand_common.serving``). ``start()`` / ``stop()``
 make it a component of ``hand_run`` as well as of ``python -m hand_rules``.
 """
 
@@ -17,7 +19,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from hand.v1 import rules_service_pb2, rules_service_pb2_grpc
-from hand_common.config import GrpcServerConfig
+from hand_common.config import GrpcServerConfig, IdentityConfig, RateLimitConfig
+from hand_common.identity import Verifier
+from hand_common.serving import bind, edge_interceptors
 
 from .service import RulesService
 
@@ -31,9 +35,12 @@ class RulesServer:
 
     name = "rules"
 
-    def __init__(self, config: GrpcServerConfig, executor: Executor | None = None) -> None:
+    def __init__(self, config: GrpcServerConfig, executor: Executor | None = None, *,
+                 limits: RateLimitConfig | None = None,
+                 identity: IdentityConfig | None = None) -> None:
         self.config = config
         self._executor = executor
+        self._limits, self._identity = limits, identity
         self.port = 0
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
@@ -52,18 +59,17 @@ class RulesServer:
         return f"{host}:{self.port}" if host else self.address
 
     async def start(self) -> None:
+        verifier = Verifier.from_config(self._identity) if self._identity is not None else None
         server = grpc.aio.server(
-            options=[*self.config.channel_options(), ("grpc.so_reuseport", 0)]
+            options=[*self.config.channel_options(), ("grpc.so_reuseport", 0)],
+            interceptors=edge_interceptors(self._limits, verifier),
         )
         rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesService(self._executor), server)
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
         reflection.enable_server_reflection(
             [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
         )
-        try:
-            self.port = server.add_insecure_port(self.config.address)
-        except RuntimeError as error:  # the address is taken or cannot be bound
-            raise OSError(f"cannot listen on {self.config.address}: {error}") from None
+        self.port = bind(server, self.config)  # TLS when HAND_TLS_CERT_FILE is set
         await server.start()
         self._server = server
         for service in ("", SERVICE_NAME):

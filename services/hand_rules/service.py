@@ -21,12 +21,12 @@ import structlog
 import hand_engine as engine
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc
+from hand_common.language import language_of
 from hand_engine import Code, RoundState, RuleViolation
 
 from . import convert
 from .convert._enums import EnumCodec
 from .errors import status_code, to_status
-from .messages import language
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -99,10 +99,7 @@ def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
 
 
 def _language(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 class RulesService(rules_service_pb2_grpc.RulesServiceServicer):

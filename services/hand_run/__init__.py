@@ -4,7 +4,7 @@ A development launcher, not a deployment: every component runs in-process on
 one event loop, configured from the same environment variables as its own
 service. Components start in list order and stop in reverse order; one that
 fails to start stops those already started. To add a service (broker, room,
-bot, ledger), give it ``name``, ``target``, ``async start()`` and
+bot, ledger, auth), give it ``name``, ``target``, ``async start()`` and
 ``async stop()`` and append a factory to ``COMPONENTS``.
 """
 
@@ -15,7 +15,7 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from hand_common.config import EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig
+from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
@@ -78,7 +78,8 @@ class Broker:
 
 class Rules(RulesServer):
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
-        super().__init__(RulesConfig.from_env(environ).server)
+        config = RulesConfig.from_env(environ)
+        super().__init__(config.server, limits=config.limits, identity=config.identity)
         self.stack = stack
 
     async def start(self) -> None:
@@ -160,9 +161,33 @@ class Ledger:
             await self.server.stop()
 
 
+class Auth:
+    """The auth service (player identity), signing with the development key under var/."""
+
+    name = "auth"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        self.config = AuthConfig.from_env(environ)
+        self.server = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    async def start(self) -> None:
+        from hand_auth.server import AuthServer
+
+        self.server = AuthServer(self.config)
+        await self.server.start()
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
 #: Factories (environment, shared stack → component), in start order.
 COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
-    Broker, Rules, Room, Bots, Ledger]
+    Broker, Rules, Room, Bots, Ledger, Auth]
 
 
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:

@@ -30,19 +30,23 @@ def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -
     env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_BROKER_PORT": str(broker_port),
            "HAND_LOG_FORMAT": "json",
            "HAND_EVENTSTORE_URL": f"sqlite:///{tmp_path / 'events.db'}",
-           "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}"}
+           "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}",
+           "HAND_AUTH_PORT": "0", "HAND_AUTH_URL": f"sqlite:///{tmp_path / 'auth.db'}",
+           "HAND_AUTH_DEV_KEY_FILE": str(tmp_path / "auth-dev.key")}
     with out.open("w") as stdout:
         proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
                                 stdout=stdout, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
-        target = ledger = None
-        while (target is None or ledger is None) and time.monotonic() < deadline:
+        target = ledger = auth = None
+        while (target is None or ledger is None or auth is None) and time.monotonic() < deadline:
             for line in out.read_text().splitlines():
                 if line.startswith("rules: listening on "):
                     target = line.removeprefix("rules: listening on ")
                 if line.startswith("ledger: listening on "):
                     ledger = line.removeprefix("ledger: listening on ")
+                if line.startswith("auth: listening on "):
+                    auth = line.removeprefix("auth: listening on ")
             assert proc.poll() is None, out.read_text()
             time.sleep(0.05)
         assert target is not None, "no 'rules: listening on' line"
@@ -55,6 +59,7 @@ def test_make_run_serves_the_rules_service_and_ctrl_c_stops_it(tmp_path: Path) -
         hint = next(line for line in lines if line.startswith("hand: clients connect with "))
         assert f"KAFKA_BOOTSTRAP_SERVERS=127.0.0.1:{broker_port}" in hint and f"HAND_RULES_ADDR={target}" in hint
         assert "HAND_ROOM_ADDR=" in hint and f"HAND_LEDGER_ADDR={ledger}" in hint
+        assert auth is not None and check(auth) == "SERVING"
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=15) == 0
     finally:

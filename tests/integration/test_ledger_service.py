@@ -98,8 +98,9 @@ async def test_player_stats_and_the_leaderboard(ledger) -> None:
     assert 0 <= stats.opening_rate <= 1 and stats.rating.sigma < 25 / 3
     assert stats.rating.ordinal == pytest.approx(stats.rating.mu - 3 * stats.rating.sigma)
     page = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, min_matches=1))
-    assert [e.rank for e in page.entries] == [1, 2] and page.next_page_token == "2"
-    rest = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2, page_token="2"))
+    assert [e.rank for e in page.entries] == [1, 2] and page.next_page_token
+    rest = await ledger.stub.GetLeaderboard(pb.GetLeaderboardRequest(page_size=2,
+                                                                     page_token=page.next_page_token))
     assert [e.rank for e in rest.entries] == [3, 4] and not rest.next_page_token
     ordinals = [e.stats.rating.ordinal for e in [*page.entries, *rest.entries]]
     assert ordinals == sorted(ordinals, reverse=True)

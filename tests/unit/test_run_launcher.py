@@ -43,7 +43,7 @@ async def test_a_failed_start_stops_the_components_already_started() -> None:
 
 def test_the_rules_service_is_a_component_configured_from_the_environment() -> None:
     components = build({"HAND_RULES_HOST": "0.0.0.0", "HAND_RULES_PORT": "6000"})
-    assert [c.name for c in components] == ["broker", "rules", "room", "bot", "ledger"]
+    assert [c.name for c in components] == ["broker", "rules", "room", "bot", "ledger", "auth"]
     rules = components[1]
     assert rules.name == "rules" and rules.config.port == 6000
     with pytest.raises(ConfigError):

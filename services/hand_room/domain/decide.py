@@ -36,6 +36,7 @@ class Decision:
     room_id: str
     now: float
     events: list[Recorded] = field(default_factory=list)
+    rooms: list[Room] = field(default_factory=list)  # the room after each event
     seat: int | None = None  # the seat the command concerned (a join's new seat)
     refusal: Exception | None = None  # refused, but ``events`` still stand (see Act)
 
@@ -44,6 +45,7 @@ class Decision:
         rec = Recorded(self.room_id, seq, self.now, event)
         self.room = evolve(self.room, rec, after)
         self.events.append(rec)
+        self.rooms.append(self.room)
 
 
 def _seat_of(room: Room, cmd: Command) -> int:

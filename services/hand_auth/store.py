@@ -1,0 +1,128 @@
+"""``AuthStore``: players, devices and refresh tokens on SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from hand_common.refusal import Refusal
+from hand_infra._schema import SQLITE_BEGIN, make_engine
+
+from ._schema import devices, metadata, players, refresh_tokens
+
+__all__ = ["AuthStore", "PlayerRecord", "digest"]
+
+
+def digest(secret: str) -> str:
+    """How a credential (device id, refresh token) is stored: its SHA-256, never itself."""
+    return hashlib.sha256(secret.encode("utf-8")).hexdigest()
+
+
+def _utc(moment: datetime) -> datetime:
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
+
+
+@dataclass(frozen=True)
+class PlayerRecord:
+    player_id: str
+    display_name: str
+    created_at: datetime
+
+
+class AuthStore:
+    """Players and refresh tokens; every write is one transaction."""
+
+    def __init__(self, url: str) -> None:
+        self.engine = make_engine(url)
+
+    @asynccontextmanager
+    async def _write(self) -> AsyncIterator[AsyncConnection]:
+        """A write transaction; on SQLite ``BEGIN IMMEDIATE``, so concurrent sign-ins wait for
+        the lock (busy timeout) instead of failing with "database is locked" on upgrade."""
+        async with self.engine.connect() as conn:
+            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+            async with conn.begin():
+                yield conn
+
+    async def start(self) -> None:
+        async with self._write() as conn:
+            await conn.run_sync(metadata.create_all)
+
+    async def close(self) -> None:
+        await self.engine.dispose()
+
+    async def player(self, player_id: str) -> PlayerRecord | None:
+        async with self.engine.connect() as conn:
+            row = (await conn.execute(select(players).where(players.c.player_id == player_id))).first()
+        return None if row is None else PlayerRecord(row.player_id, row.display_name, _utc(row.created_at))
+
+    async def guest(self, device_id: str, display_name: str) -> tuple[PlayerRecord, bool]:
+        """The device's player, created on first sign-in; ``(player, created)``."""
+        device_hash = digest(device_id)
+        async with self._write() as conn:
+            row = (await conn.execute(select(devices.c.player_id)
+                                      .where(devices.c.device_hash == device_hash))).first()
+            if row is not None:
+                if display_name:
+                    await conn.execute(update(players).where(players.c.player_id == row.player_id)
+                                       .values(display_name=display_name))
+        if row is not None:
+            return await self.player(row.player_id), False  # type: ignore[return-value]
+        record = PlayerRecord(uuid.uuid4().hex, display_name, datetime.now(UTC))
+        try:
+            async with self._write() as conn:
+                await conn.execute(insert(players).values(
+                    player_id=record.player_id, display_name=display_name, created_at=record.created_at))
+                await conn.execute(insert(devices).values(device_hash=device_hash,
+                                                          player_id=record.player_id))
+        except IntegrityError:  # the same device signed in twice at once: the first one won
+            return await self.guest(device_id, display_name)
+        return record, True
+
+    async def issue_refresh(self, player_id: str, ttl_s: float, family: str | None = None
+                            ) -> tuple[str, datetime]:
+        """A new refresh token (returned once, stored as its hash) and its expiry."""
+        token = secrets.token_urlsafe(32)
+        expires = datetime.now(UTC) + timedelta(seconds=ttl_s)
+        async with self._write() as conn:
+            await conn.execute(insert(refresh_tokens).values(
+                token_hash=digest(token), player_id=player_id, family=family or uuid.uuid4().hex,
+                expires_at=expires, spent=False))
+        return token, expires
+
+    async def spend_refresh(self, token: str) -> tuple[str, str]:
+        """Spend a refresh token: ``(player_id, family)``. A token sent again after it was
+        spent revokes its whole family (it was stolen, or replayed): every later
+        refresh of that sign-in fails and the player signs in again."""
+        bad = Refusal("UNAUTHENTICATED", "refresh token not valid", field="refresh_token")
+        token_hash = digest(token)
+        async with self._write() as conn:
+            row = (await conn.execute(select(refresh_tokens)
+                                      .where(refresh_tokens.c.token_hash == token_hash))).first()
+            if row is None:
+                raise bad
+            if row.spent:
+                await conn.execute(update(refresh_tokens).where(refresh_tokens.c.family == row.family)
+                                   .values(spent=True))
+                reused = True
+            else:
+                reused = False
+                if _utc(row.expires_at) <= datetime.now(UTC):
+                    raise bad
+                done = await conn.execute(update(refresh_tokens).where(
+                    refresh_tokens.c.token_hash == token_hash, refresh_tokens.c.spent.is_(False))
+                    .values(spent=True))
+                if done.rowcount != 1:  # a concurrent refresh spent it first
+                    raise bad
+        if reused:
+            raise bad
+        return row.player_id, row.family

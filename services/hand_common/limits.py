@@ -1,0 +1,114 @@
+"""Documented limits of every string, bytes, repeated and map field a client can send.
+
+``check(request)`` walks a decoded request (only the fields that are set)
+and raises ``Refusal("LIMIT_EXCEEDED", field=<path>, limit=<n>)`` for the
+first value over its limit — before any handler runs, so nothing a client
+sends reaches a log line, a cache, Kafka or a database unbounded. A field
+named in ``LIMITS`` (full protobuf name) has that limit (``None``: only the
+gRPC message size limit); every other string or bytes field has
+``DEFAULT_STRING`` characters (bytes), every other repeated or map field
+``DEFAULT_REPEATED`` items. The table is the contract: docs/contracts.md
+lists it, a test keeps the two in step.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from google.protobuf.descriptor import FieldDescriptor
+from google.protobuf.message import Message
+
+from .refusal import Refusal
+
+__all__ = ["DEFAULT_REPEATED", "DEFAULT_STRING", "LIMITS", "MAX_ID", "check", "limit_of"]
+
+DEFAULT_STRING = 256
+DEFAULT_REPEATED = 256
+MAX_ID = 128  # room ids, player ids, action ids
+
+LIMITS: Mapping[str, int | None] = MappingProxyType({
+    # rules service
+    "hand.v1.RuleSelection.preset": 32,
+    "hand.v1.EchoRequest.payload": None,  # a benchmark baseline: the message size limit only
+    # room service
+    "hand.v1.CreateRoomRequest.player_name": 64,
+    "hand.v1.CreateRoomRequest.player_id": MAX_ID,
+    "hand.v1.ListRoomsRequest.page_token": 64,
+    "hand.v1.GetRoomRequest.room_id": MAX_ID,
+    "hand.v1.JoinRoomRequest.room_id": MAX_ID,
+    "hand.v1.JoinRoomRequest.join_code": 16,
+    "hand.v1.JoinRoomRequest.player_name": 64,
+    "hand.v1.JoinRoomRequest.player_id": MAX_ID,
+    "hand.v1.LeaveRoomRequest.room_id": MAX_ID,
+    "hand.v1.LeaveRoomRequest.seat_token": 64,
+    "hand.v1.FillWithBotsRequest.room_id": MAX_ID,
+    "hand.v1.FillWithBotsRequest.seat_token": 64,
+    "hand.v1.StartMatchRequest.room_id": MAX_ID,
+    "hand.v1.StartMatchRequest.seat_token": 64,
+    "hand.v1.ActRequest.room_id": MAX_ID,
+    "hand.v1.ActRequest.seat_token": 64,
+    "hand.v1.ActRequest.action_id": MAX_ID,
+    "hand.v1.WatchRequest.room_id": MAX_ID,
+    "hand.v1.WatchRequest.seat_token": 64,
+    # ledger
+    "hand.v1.GetScoreSheetRequest.room_id": MAX_ID,
+    "hand.v1.GetMatchResultRequest.room_id": MAX_ID,
+    "hand.v1.GetPlayerStatsRequest.player_id": MAX_ID,
+    "hand.v1.GetLeaderboardRequest.page_token": 64,
+    "hand.v1.GetReplayRequest.room_id": MAX_ID,
+    "hand.v1.GetReplayRequest.seat_token": 64,
+    "hand.v1.CheckReplayRequest.room_id": MAX_ID,
+    # auth service
+    "hand.v1.SignInGuestRequest.device_id": 128,
+    "hand.v1.SignInGuestRequest.display_name": 64,
+    "hand.v1.RefreshSessionRequest.refresh_token": 128,
+})
+
+_STRINGS = (FieldDescriptor.TYPE_STRING, FieldDescriptor.TYPE_BYTES)
+
+
+def limit_of(field: FieldDescriptor) -> int | None:
+    """The limit of ``field``: characters, bytes or items (``None``: no limit of its own)."""
+    if field.full_name in LIMITS:
+        return LIMITS[field.full_name]
+    return DEFAULT_REPEATED if field.is_repeated else DEFAULT_STRING
+
+
+def _over(path: str, limit: int) -> Refusal:
+    return Refusal("LIMIT_EXCEEDED", f"{path}: over {limit}", field=path, limit=limit)
+
+
+def check(message: Message, prefix: str = "") -> None:
+    """Raise ``Refusal(LIMIT_EXCEEDED)`` for the first field of ``message`` over its limit."""
+    for field, value in message.ListFields():
+        path = prefix + field.name
+        limit = limit_of(field)
+        is_map = field.message_type is not None and field.message_type.GetOptions().map_entry
+        if field.is_repeated:
+            if limit is not None and len(value) > limit:
+                raise _over(path, limit)
+            if is_map:
+                _check_map(field, value, path)
+            elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                for i, item in enumerate(value):
+                    check(item, f"{path}[{i}].")
+            elif field.type in _STRINGS:
+                for i, item in enumerate(value):
+                    if len(item) > DEFAULT_STRING:
+                        raise _over(f"{path}[{i}]", DEFAULT_STRING)
+        elif field.type == FieldDescriptor.TYPE_MESSAGE:
+            check(value, path + ".")
+        elif field.type in _STRINGS and limit is not None and len(value) > limit:
+            raise _over(path, limit)
+
+
+def _check_map(field: FieldDescriptor, value: Mapping, path: str) -> None:
+    entry = field.message_type.fields_by_name["value"]
+    for key, item in value.items():
+        if isinstance(key, (str, bytes)) and len(key) > DEFAULT_STRING:
+            raise _over(f"{path}.key", DEFAULT_STRING)
+        if isinstance(item, Message):
+            check(item, f"{path}[{str(key)[:32]}].")
+        elif entry.type in _STRINGS and len(item) > DEFAULT_STRING:
+            raise _over(f"{path}[{str(key)[:32]}]", DEFAULT_STRING)

@@ -1,0 +1,70 @@
+"""Refusals at the door → a gRPC status with a ``hand.v1.RuleError`` detail.
+
+Every service refuses a request the same way (docs/contracts.md): the status
+code, a stable ``ErrorCode``, the offending field and the limit in
+``params``, and a message in the caller's language (``accept-language``:
+``ar`` or ``en``). This module holds the codes that any service can send
+before its own handler runs — malformed bytes, a field over its limit, a bad
+page token, no or a bad session, too many requests — and the one function
+that packs them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2
+from google.rpc import status_pb2
+from grpc_status import rpc_status
+
+from hand.v1 import errors_pb2
+
+__all__ = ["DOOR_MESSAGES", "Refusal", "pack", "refusal_status"]
+
+#: code → (gRPC status, {language: message}); messages name no request value.
+DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
+    "INVALID_ARGUMENT": (grpc.StatusCode.INVALID_ARGUMENT, {
+        "en": "The request is malformed.", "ar": "الطلب غير صالح."}),
+    "LIMIT_EXCEEDED": (grpc.StatusCode.INVALID_ARGUMENT, {
+        "en": "A field of the request is longer than its limit.",
+        "ar": "أحد حقول الطلب أطول من الحد المسموح."}),
+    "RATE_LIMITED": (grpc.StatusCode.RESOURCE_EXHAUSTED, {
+        "en": "Too many requests; retry a little later.",
+        "ar": "طلبات كثيرة جداً؛ أعد المحاولة بعد قليل."}),
+    "UNAUTHENTICATED": (grpc.StatusCode.UNAUTHENTICATED, {
+        "en": "Sign in first: the session token is missing or not valid.",
+        "ar": "سجّل الدخول أولاً: رمز الجلسة مفقود أو غير صالح."}),
+    "SESSION_EXPIRED": (grpc.StatusCode.UNAUTHENTICATED, {
+        "en": "The session has expired; refresh it.",
+        "ar": "انتهت صلاحية الجلسة؛ جدّدها."}),
+}
+
+
+class Refusal(Exception):
+    """A request refused before (or instead of) any work; ``code`` is an ``ErrorCode`` name
+    without its prefix, ``params`` name the field and the limit."""
+
+    def __init__(self, code: str, detail: str = "", **params: Any) -> None:
+        super().__init__(f"{code}: {detail}")
+        self.code, self.detail, self.params = code, detail, params
+
+
+def pack(grpc_code: grpc.StatusCode, code: str, message: str,
+         params: Mapping[str, object]) -> grpc.Status:
+    """A ``grpc.Status`` with one ``RuleError`` (``code``: an ``ErrorCode`` name sans prefix)."""
+    name = f"ERROR_CODE_{code}"
+    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
+    detail = errors_pb2.RuleError(code=number, message=message,
+                                  params={k: str(v) for k, v in params.items() if v is not None})
+    packed = any_pb2.Any()
+    packed.Pack(detail)
+    return rpc_status.to_status(
+        status_pb2.Status(code=grpc_code.value[0], message=message, details=[packed]))
+
+
+def refusal_status(refusal: Refusal, lang: str) -> grpc.Status:
+    """The status of a door refusal in ``lang``."""
+    grpc_code, messages = DOOR_MESSAGES.get(refusal.code, DOOR_MESSAGES["INVALID_ARGUMENT"])
+    return pack(grpc_code, refusal.code, messages.get(lang, messages["en"]), refusal.params)
