@@ -528,6 +528,10 @@ class EmbeddedBrokerConfig:
         env = _Reader(environ)
         config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535))
         env.check("embedded broker")
+        return config
+
+
+@dataclass(frozen=True)
 class AuthConfig:
     """Settings of the auth service (``python -m hand_auth``)."""
 
