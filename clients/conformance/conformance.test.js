@@ -25,6 +25,7 @@ const ENV = {
   ledger: process.env.HAND_LEDGER_ADDR,
   kafka: process.env.KAFKA_BOOTSTRAP_SERVERS,
 };
+const AUTH_ADDR = process.env.HAND_AUTH_ADDR; // optional: sign in as a guest first
 const missing = Object.entries(ENV).filter(([, v]) => !v).map(([k]) => k);
 const required = process.env.HAND_CONFORMANCE_REQUIRED === '1';
 const skip = missing.length > 0 && !required ? `no address for ${missing.join(', ')}` : false;
@@ -279,12 +280,33 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     S.ledger = hand.connect('hand.v1.LedgerService', ENV.ledger);
     S.rules = hand.connect('hand.v1.RulesService', ENV.rules);
     S.kafka = openKafka(); // joins its group while the match is played
+    if (AUTH_ADDR) S.auth = hand.connect('hand.v1.AuthService', AUTH_ADDR);
   });
 
   after(async () => {
     if (S.spectator) S.spectator.reader.close();
     if (S.kafka) await S.kafka.consumer.disconnect().catch(() => {});
-    for (const c of [S.room, S.ledger, S.rules]) if (c) c.close();
+    for (const c of [S.room, S.ledger, S.rules, S.auth]) if (c) c.close();
+  });
+
+  it('signs in as a guest and sends the session token on every call', { skip: !AUTH_ADDR && 'no HAND_AUTH_ADDR' }, async () => {
+    const device = crypto.randomBytes(24).toString('hex');
+    const signed = await S.auth.SignInGuest({ device_id: device, display_name: 'Conformance' });
+    assert.equal(signed.created, true);
+    assert.match(signed.player.player_id, /^[0-9a-f]{32}$/, 'a backend-issued player id');
+    assert.ok(signed.session.access_token.split('.').length === 3, 'the session token is a JWT');
+    assert.ok(num(signed.session.access_expires_at_ms) > Date.now());
+    const again = await S.auth.SignInGuest({ device_id: device });
+    assert.equal(again.created, false);
+    assert.equal(again.player.player_id, signed.player.player_id, 'the same device is the same player');
+    const me = await S.auth.GetMe({}, { token: signed.session.access_token });
+    assert.equal(me.player.player_id, signed.player.player_id);
+    await refused(S.auth.GetMe({}), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
+    const next = await S.auth.RefreshSession({ refresh_token: signed.session.refresh_token });
+    assert.notEqual(next.session.refresh_token, signed.session.refresh_token, 'a refresh token is single use');
+    S.playerId = signed.player.player_id;
+    S.session = next.session;
+    S.room.token = S.ledger.token = S.rules.token = next.session.access_token;
   });
 
   it('refuses a bad option with RuleError details naming the option (en and ar)', async (t) => {
@@ -305,7 +327,7 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     const created = await S.room.CreateRoom({
       rules: { preset: 'hand', overrides: { rounds: 1 } }, rounds: 1, seat_count: SEATS,
       visibility: 'ROOM_VISIBILITY_PRIVATE', turn_seconds: 30,
-      player_name: 'Conformance', player_id: `conformance-${crypto.randomUUID()}`,
+      player_name: 'Conformance', player_id: S.playerId || `conformance-${crypto.randomUUID()}`,
     });
     assert.ok(has(created, 'seat'), 'CreateRoomResponse.seat is present (explicit presence)');
     assert.equal(created.seat, 0, 'the host takes seat 0');
@@ -584,6 +606,24 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     } finally {
       stream.close();
     }
+  });
+
+  it("reads the signed-in player's statistics from the session", { skip: !AUTH_ADDR && 'no HAND_AUTH_ADDR', timeout: 30000 }, async () => {
+    await refused(S.ledger.GetPlayerStats({}, { token: null }), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
+    const deadline = Date.now() + 20000;
+    let stats = null;
+    while (Date.now() < deadline) {
+      try {
+        stats = (await S.ledger.GetPlayerStats({})).stats;
+        if (stats.matches >= 1) break;
+      } catch (err) {
+        if (!(err.rule && err.rule.code === ErrorCode('PLAYER_NOT_FOUND'))) throw err;
+      }
+      await sleep(300);
+    }
+    assert.ok(stats, 'the ledger knows the signed-in player');
+    assert.equal(stats.player_id, S.playerId, 'the player comes from the session token');
+    assert.equal(stats.matches, 1, 'one finished match');
   });
 
   it('never sends card id 0 (or beyond 106) in anything received', () => {

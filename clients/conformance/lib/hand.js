@@ -14,6 +14,7 @@ const FILES = [
   'hand/v1/room_bus.proto',
   'hand/v1/rules_service.proto',
   'hand/v1/ledger_service.proto',
+  'hand/v1/auth_service.proto',
   'google/rpc/status.proto',
 ];
 
@@ -108,7 +109,7 @@ function serviceDefinition(fullName) {
 }
 
 /**
- * A promise-returning client of one service: client.CreateRoom(req, {lang})
+ * A promise-returning client of one service: client.CreateRoom(req, {lang, token})
  * resolves to the decoded response or rejects with the grpc-js error, whose
  * `rule` is the decoded RuleError (or null). client.Watch(req) returns the
  * grpc-js stream (async-iterable).
@@ -117,18 +118,21 @@ function connect(fullName, address, { lang = 'en' } = {}) {
   const def = serviceDefinition(fullName);
   const Ctor = grpc.makeGenericClientConstructor(def, fullName);
   const raw = new Ctor(address, grpc.credentials.createInsecure());
-  const api = { raw, close: () => raw.close() };
+  // api.token: a session token (AuthService) sent as `authorization: Bearer`.
+  const api = { raw, token: null, close: () => raw.close() };
+  const metadata = (opts) => {
+    const md = new grpc.Metadata();
+    md.set('accept-language', opts.lang || lang);
+    const token = opts.token === undefined ? api.token : opts.token;
+    if (token) md.set('authorization', `Bearer ${token}`);
+    return md;
+  };
   for (const [name, m] of Object.entries(def)) {
     if (m.responseStream) {
-      api[name] = (req, opts = {}) => {
-        const md = new grpc.Metadata();
-        md.set('accept-language', opts.lang || lang);
-        return raw[name](req, md);
-      };
+      api[name] = (req, opts = {}) => raw[name](req, metadata(opts));
     } else {
       api[name] = (req, opts = {}) => new Promise((resolve, reject) => {
-        const md = new grpc.Metadata();
-        md.set('accept-language', opts.lang || lang);
+        const md = metadata(opts);
         const deadline = new Date(Date.now() + (opts.timeoutMs || 20000));
         raw[name](req, md, { deadline }, (err, res) => {
           if (err) {
