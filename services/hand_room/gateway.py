@@ -22,6 +22,8 @@ from aiokafka.errors import KafkaError
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
+from hand_common.identity import Verifier, optional_player
+from hand_common.refusal import Refusal
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
 from hand_rules.convert import action_from_proto, selection_from_proto
@@ -68,6 +70,8 @@ def _failure(exc: BaseException) -> tuple[str, dict]:
         return exc.code, exc.params
     if isinstance(exc, RuleViolation):
         return exc.code.value, exc.params
+    if isinstance(exc, Refusal):
+        return exc.code, exc.params
     if isinstance(exc, KafkaError):
         return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
     return RoomCode.INTERNAL.value, {}
@@ -107,9 +111,10 @@ def _option_field(option: str, rounds_given: bool) -> str:
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, repo: RoomRepository, feeds: Feeds,
-                 *, presence_grace_s: float = 10.0, owner: "RoomOwner | None" = None) -> None:
+                 *, presence_grace_s: float = 10.0, owner: "RoomOwner | None" = None,
+                 verifier: Verifier | None = None) -> None:
         self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
-        self.owner = owner
+        self.owner, self.verifier = owner, verifier
         self.grace = presence_grace_s
         self._streams: Counter[tuple[str, int]] = Counter()
 
@@ -133,6 +138,16 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise RoomError(RoomCode.SEAT_TOKEN_INVALID, "this seat token is not valid for this room")
         return room, seat
 
+    async def _player(self, context, claimed: str) -> str:
+        """The player id for a new seat: the session token's player when the call carries
+        one (``authorization: Bearer``; a bad token is refused); without a session, the
+        id the client names is kept as an unverified label (docs/decisions/0007)."""
+        if self.verifier is not None:
+            player = await optional_player(context, self.verifier)
+            if player is not None:
+                return player
+        return "guest:" + claimed if claimed else ""
+
     async def _call(self, cmd: Command) -> Reply:
         owner = self.owner
         if owner is not None and owner.owns(cmd.room_id):
@@ -151,7 +166,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     @_rpc
     async def CreateRoom(self, request: pb.CreateRoomRequest, context) -> pb.CreateRoomResponse:
         name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
-        player_id = limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID)
+        player_id = await self._player(context, limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID))
         seats = limits.in_range(request.seat_count or 4, "seat_count", limits.SEATS)
         turn_seconds = limits.in_range(request.turn_seconds or 30, "turn_seconds", limits.TURN_SECONDS)
         selection = pb.CreateRoomRequest().rules
@@ -197,7 +212,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     @_rpc
     async def JoinRoom(self, request: pb.JoinRoomRequest, context) -> pb.JoinRoomResponse:
         name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
-        player_id = limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID)
+        player_id = await self._player(context, limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID))
         if request.WhichOneof("target") == "join_code":
             room_id = await self.index.by_code(limits.join_code(request.join_code))
             if room_id is None:

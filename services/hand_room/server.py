@@ -13,6 +13,8 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
+from hand_common.identity import Verifier
+from hand_common.serving import bind, edge_interceptors
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -79,14 +81,17 @@ class RoomServer:
                            command_timeout_s=self.config.command_timeout_s, topics=self.topics,
                            feeds=self.feeds)
             await self.bus.start()
-            server = grpc.aio.server(options=self.config.server.channel_options())
+            verifier = Verifier.from_config(self.config.identity)
+            server = grpc.aio.server(options=self.config.server.channel_options(),
+                                     interceptors=edge_interceptors(self.config.limits, verifier))
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(
                 RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
                             presence_grace_s=self.config.presence_grace_s,
-                            owner=self.owner if self.config.local_commands else None), server)
+                            owner=self.owner if self.config.local_commands else None,
+                            verifier=verifier), server)
             health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
             reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-            self.port = server.add_insecure_port(self.config.server.address)
+            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
             await server.start()
             self._server = server
             for service in ("", SERVICE_NAME):

@@ -8,6 +8,7 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from hand.v1 import errors_pb2
+from hand_common.refusal import DOOR_MESSAGES
 from hand_engine import Code
 from hand_rules.errors import status_code
 from hand_rules.messages import message as rule_message
@@ -42,6 +43,8 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
 
 
 def grpc_code(code: str) -> grpc.StatusCode:
+    if code in DOOR_MESSAGES and code != "INVALID_ARGUMENT":  # LIMIT_EXCEEDED, RATE_LIMITED, sessions
+        return DOOR_MESSAGES[code][0]
     if code in INVALID:
         return grpc.StatusCode.INVALID_ARGUMENT
     if code in NOT_FOUND:
@@ -62,6 +65,9 @@ def grpc_code(code: str) -> grpc.StatusCode:
 def text(code: str, params: dict, lang: str) -> str:
     if code in Code.__members__:
         return rule_message(Code[code], params, lang)
+    if code in DOOR_MESSAGES and code not in ROOM_MESSAGES:
+        messages = DOOR_MESSAGES[code][1]
+        return messages.get(lang, messages["en"])
     entry = ROOM_MESSAGES.get(code, ROOM_MESSAGES["INTERNAL"])
     template = entry.get(lang, entry["en"])
     try:

@@ -20,9 +20,9 @@ SEAT_PREFIX = "0123456789abcdef:"  # what owner.py puts before the client's id
 async def test_a_legal_action_id_with_the_owner_prefix_is_applied_once(
         store: EventStore, length: int) -> None:
     key = SEAT_PREFIX + "a" * length
-    assert await store.append("r1", 0, [("Moved", {"n": 1})], action_id=key) == [0]
+    assert await store.append("r1", 0, [("Moved", b"1")], action_id=key) == [0]
     with pytest.raises(DuplicateAction) as info:
-        await store.append("r1", 1, [("Moved", {"n": 2})], action_id=key)
+        await store.append("r1", 1, [("Moved", b"2")], action_id=key)
     assert info.value.seqs == [0] and info.value.action_id == key
     assert await store.lookup_action("r1", key) == [0]
     assert await store.next_seq("r1") == 1
@@ -31,7 +31,7 @@ async def test_a_legal_action_id_with_the_owner_prefix_is_applied_once(
 async def test_the_batch_path_stores_and_finds_long_keys(store: EventStore) -> None:
     long_a, long_b = SEAT_PREFIX + "x" * 128, SEAT_PREFIX + "y" * 128
     results = await store.append_batch([
-        ("r1", 0, [("A", {})], long_a), ("r2", 0, [("B", {})], long_b), ("r1", 1, [("C", {})], long_a)])
+        ("r1", 0, [("A", b"a")], long_a), ("r2", 0, [("B", b"b")], long_b), ("r1", 1, [("C", b"c")], long_a)])
     assert results[0] == [0] and results[1] == [0]
     assert isinstance(results[2], DuplicateAction) and results[2].seqs == [0]
     assert await store.lookup_actions([("r1", long_a), ("r2", long_b), ("r2", long_a)]) == {

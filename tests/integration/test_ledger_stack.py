@@ -13,13 +13,15 @@ from hand.v1 import ledger_service_pb2 as lpb
 from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
+from hand_auth.tokens import Signer
+from hand_common.config import IdentityConfig, LedgerConfig
+from hand_common.sessionkeys import private_key
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger.server import LedgerServer
 from hand_room.domain import complete, decode, to_proto
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for,
+    Player, Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for,
 )
 
 
@@ -38,7 +40,16 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
     try:
         stub, lstub = pb_grpc.RoomServiceStub(room_channel), lpb_grpc.LedgerServiceStub(ledger_channel)
         created, players = await create_room(stub, "partnership", seats=4, rounds=1)
-        await join_all(stub, created, players, 4)
+        # seat 1 signs in (a session token from the auth service's key): the ledger knows it by
+        # that player id; the others are guests whose own word is only a label ("guest:…")
+        session, _ = Signer(private_key(IdentityConfig()), "hand-auth", 600).sign("player-ada")
+        joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code, player_name="ada",
+                                                        player_id="p0"),
+                                     metadata=(("authorization", f"Bearer {session}"),))
+        players.append(Player(stub, created.room.room_id, joined.seat_token, joined.seat, players[0].options))
+        await join_all(stub, created, players, 3)
+        for i, p in enumerate(players[2:], start=2):  # join_all numbers its players from 1
+            assert p.seat == i
         room_id = created.room.room_id
         watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
         await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=5))
@@ -72,9 +83,9 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
         assert [e.WhichOneof("event") for e in replay.events] == [e.kind for e in stored]
         assert list(replay.events) == [to_proto(complete(decode(e.payload))) for e in stored]
         sheet = (await lstub.GetScoreSheet(lpb.GetScoreSheetRequest(room_id=room_id))).sheet
-        assert [s.player_id for s in sheet.seats] == ["p0", "p1", "p2", "p3"]
+        assert [s.player_id for s in sheet.seats] == ["guest:p0", "player-ada", "guest:p1", "guest:p2"]
         assert [t.running_total for t in sheet.rounds[-1].teams] == [s.total for s in final.standings]
-        stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(player_id="p1"))).stats
+        stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(player_id="player-ada"))).stats
         assert stats.matches == 1 and stats.rounds == len(sheet.rounds)
     finally:
         await ledger_channel.close()
