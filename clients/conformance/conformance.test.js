@@ -304,6 +304,7 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     await refused(S.auth.GetMe({}), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
     const next = await S.auth.RefreshSession({ refresh_token: signed.session.refresh_token });
     assert.notEqual(next.session.refresh_token, signed.session.refresh_token, 'a refresh token is single use');
+    await refused(S.room.CreateRoom({ player_name: 'x' }, { token: 'not.a.jwt' }), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
     S.playerId = signed.player.player_id;
     S.session = next.session;
     S.room.token = S.ledger.token = S.rules.token = next.session.access_token;
