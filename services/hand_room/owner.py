@@ -24,6 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
+from hand_rules.messages import shown_params
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -285,7 +286,7 @@ class RoomOwner:
     @staticmethod
     def _refusal(cmd: Command, exc: Exception) -> Reply:
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
-                     params={k: str(v) for k, v in getattr(exc, "params", {}).items() if v is not None})
+                     params=shown_params(getattr(exc, "params", {})))
 
     # ---------------------------------------------------------------- the short path
     def owns(self, room_id: str) -> bool:
