@@ -372,8 +372,12 @@ describe('conformance: a bot-filled match through the public contract', { skip }
   });
 
   it('names the field and the limit of malformed requests', async (t) => {
+    // seat_count: a player count the options refuse (INVALID_OPTIONS, like every player count)
+    const seats = await refused(S.room.CreateRoom({ seat_count: 6, player_name: 'x' }), Code.INVALID_ARGUMENT,
+      'INVALID_OPTIONS');
+    assert.equal(seats.params.field, 'seat_count', JSON.stringify(seats.params));
+    assert.ok(['min', 'max'].every((k) => k in seats.params), JSON.stringify(seats.params));
     const cases = [
-      ['seat_count', () => S.room.CreateRoom({ seat_count: 6, player_name: 'x' }), true],
       ['turn_seconds', () => S.room.CreateRoom({ turn_seconds: 100000, player_name: 'x' }), true],
       ['room_id', () => S.room.GetRoom({ room_id: '' }), false],
       ['action_id', () => S.room.Act({ room_id: S.roomId, seat_token: S.token, action: { draw_stock: {} } }), false],
@@ -479,12 +483,7 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.ok(R.reused, 'an action id reused for another move is refused');
   });
 
-  // Known server bug (reported): with the engine in-process, the room owner's
-  // refusal turns engine card ids into digits (str), so CARD_NOT_IN_HAND says
-  // params.card "0" for AS. Remove `todo` once it names the card text again.
-  it('names a card not in hand in card text (CARD_NOT_IN_HAND params.card)', {
-    todo: 'room owner _refusal str()s engine card ids before shown_params',
-  }, () => {
+  it('names a card not in hand in card text (CARD_NOT_IN_HAND params.card)', () => {
     const R = S.refusals;
     assert.ok(R.notInHand);
     assert.equal(R.notInHand.params.card, cards.text(R.notInHandCard),
