@@ -281,7 +281,11 @@ class Stack:
         self.kafka = KafkaSettings(bootstrap_servers=self.broker.bootstrap_servers, partitions=PARTITIONS)
         await ensure_topics(self.kafka)
         env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
-               "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": self.cfg.log_level, "HAND_SHUTDOWN_GRACE_S": "1"}
+               "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": self.cfg.log_level, "HAND_SHUTDOWN_GRACE_S": "1",
+               # every simulated player comes from this one address: per-peer limits off
+               "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0",
+               "HAND_RATE_PLAYER_PER_S": "0", "HAND_STREAMS_PER_PLAYER": "0",
+               "HAND_AUTH_DEV_KEY_FILE": str(self.dir / "dev.key")}
         port = free_port()  # (its "listening" log line is at info: gone at --log-level warning)
         self.rules = Service("rules", [sys.executable, "-m", "hand_rules"],
                              {**env, "HAND_RULES_HOST": "127.0.0.1", "HAND_RULES_PORT": str(port)},

@@ -75,7 +75,7 @@ class Options:
                 raise refuse(
                     Code.INVALID_OPTIONS,
                     f"option {name}={value!r} not in {list(allowed)}",
-                    option=name, value=value, allowed=",".join(map(str, allowed)),
+                    option=name, value=value, allowed=",".join(map(str, sorted(allowed))),
                 )
         ints = {
             "opening_threshold": (1, 1000),

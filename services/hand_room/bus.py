@@ -37,6 +37,8 @@ class Bus:
                  command_timeout_s: float = 10.0, topics: dict[str, str] | None = None,
                  feeds: "Feeds | None" = None) -> None:
         self.feeds = feeds
+        self.events_received = 0  # hand.room-events messages read
+        self.events_decoded = 0  # ... of rooms this instance streams or holds
         self.settings = settings
         self.instance_id = instance_id or uuid.uuid4().hex
         self.timeout = command_timeout_s
@@ -66,6 +68,8 @@ class Bus:
             self._tasks.append(asyncio.create_task(self._consume(consumer, handler), name=f"bus-{topic}"))
 
     async def stop(self) -> None:
+        log.info("bus_stats", instance=self.instance_id, events_received=self.events_received,
+                 events_decoded=self.events_decoded)
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -118,10 +122,12 @@ class Bus:
 
     # ------------------------------------------------------------- events
     def _on_event(self, msg) -> None:
+        self.events_received += 1
         if self.feeds is None:
             return
         room_id = msg.key.decode() if msg.key is not None else ""
         if not self.feeds.following(room_id) and self.feeds.repo.cached(room_id) is None:
             return  # this instance neither streams nor holds that room: not even decoded
+        self.events_decoded += 1
         rec: Recorded = decode(msg.value)
         self.feeds.offer(rec)

@@ -26,7 +26,7 @@ from hand_common.identity import Verifier, optional_player
 from hand_common.refusal import Refusal
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
-from hand_rules.convert import action_from_proto, selection_from_proto
+from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
 from hand_rules.messages import language
 
 from . import limits
@@ -88,7 +88,7 @@ def _rpc(fn):
             try:
                 return await fn(self, request, context)
             except grpc.aio.AbortError:
-                code = "ABORTED_BY_HELPER"  # already answered (e.g. a bad session token)
+                code = "ABORTED"  # already answered by a helper (e.g. a bad session token)
                 raise
             except (RoomError, RuleViolation, KafkaError, Exception) as exc:
                 if isinstance(exc, asyncio.CancelledError):
@@ -102,14 +102,6 @@ def _rpc(fn):
 
     call.__name__ = name
     return call
-
-
-def _option_field(option: str, rounds_given: bool) -> str:
-    if option == "players":
-        return "seat_count"
-    if option == "rounds" and rounds_given:
-        return "rounds"
-    return f"rules.overrides.{option}"
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
@@ -170,7 +162,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     async def CreateRoom(self, request: pb.CreateRoomRequest, context) -> pb.CreateRoomResponse:
         name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
         player_id = await self._player(context, limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID))
-        seats = limits.in_range(request.seat_count or 4, "seat_count", limits.SEATS)
+        seats = request.seat_count or 4  # checked against the options below (INVALID_OPTIONS)
         turn_seconds = limits.in_range(request.turn_seconds or 30, "turn_seconds", limits.TURN_SECONDS)
         selection = pb.CreateRoomRequest().rules
         selection.CopyFrom(request.rules)
@@ -180,10 +172,9 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             options = selection_from_proto(selection)
             options.check_players(seats)
         except RuleViolation as exc:
-            if "option" in exc.params:
-                exc.params["field"] = _option_field(str(exc.params["option"]), bool(request.rounds))
-            elif "preset" in exc.params:
-                exc.params["field"] = "rules.preset"
+            name_option_field(exc, "rules", "seat_count")
+            if exc.params.get("option") == "rounds" and request.rounds:
+                exc.params["field"] = "rounds"
             raise
         token = secrets.token_urlsafe(24)
         room_id = uuid.uuid4().hex
@@ -224,7 +215,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             room_id = limits.room_id(request.room_id)
             room = await self._room(room_id)
             if not room.public:
-                raise RoomError(RoomCode.ROOM_NOT_FOUND, "a private room is joined by its code",
+                raise RoomError(RoomCode.JOIN_CODE_REQUIRED, "a private room is joined by its code",
                                 field="join_code")
         else:
             raise limits.invalid("target", "give room_id or join_code")

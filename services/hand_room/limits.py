@@ -18,7 +18,6 @@ MAX_ACTION_ID = 128
 MAX_NAME = 64
 MAX_PLAYER_ID = 128
 TURN_SECONDS = (1, 600)
-SEATS = (2, 5)
 MAX_PAGE_SIZE = 200
 
 
@@ -27,8 +26,10 @@ def invalid(field: str, detail: str, **params) -> RoomError:
 
 
 def room_id(value: str, field: str = "room_id") -> str:
+    if not value:
+        raise invalid(field, f"{field} is required")
     if not ROOM_ID.fullmatch(value):
-        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", max=64)
+        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", min=1, max=64)
     return value
 
 

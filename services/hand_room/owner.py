@@ -24,6 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
+from hand_rules.messages import shown_params
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -104,8 +105,11 @@ class RoomOwner:
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
         self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
+        self._waiting: list[Command] = []  # in-process commands for the next local batch
+        self._flusher: asyncio.Task | None = None
         self.processed = 0
         self.local_commands = 0
+        self.local_batches = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -285,7 +289,7 @@ class RoomOwner:
     @staticmethod
     def _refusal(cmd: Command, exc: Exception) -> Reply:
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
-                     params={k: str(v) for k, v in getattr(exc, "params", {}).items() if v is not None})
+                     params=shown_params(getattr(exc, "params", {})))
 
     # ---------------------------------------------------------------- the short path
     def owns(self, room_id: str) -> bool:
@@ -293,16 +297,35 @@ class RoomOwner:
         return partition_of(room_id, self.partitions) in self.owned
 
     async def submit(self, cmd: Command) -> Reply:
-        """Apply ``cmd`` here and now, without a Kafka round trip (the same pipeline as a
-        batch from hand.room-commands; the event store's unique seq keeps them apart)."""
+        """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from
+        hand.room-commands (the event store's unique seq keeps the two apart). Commands
+        submitted while a batch is being written form the next batch: one transaction (one
+        fsync) for all of them — group commit, as for a Kafka fetch."""
         fut = asyncio.get_running_loop().create_future()
         self._local[cmd.command_id] = fut
+        self._waiting.append(cmd)
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.ensure_future(self._flush_local())
         try:
-            self.local_commands += 1
-            await self.handle({cmd.room_id: [cmd]})
             return await fut
         finally:
             self._local.pop(cmd.command_id, None)
+
+    async def _flush_local(self) -> None:
+        await asyncio.sleep(0)  # let the submits of this loop iteration join
+        while self._waiting:
+            batch, self._waiting = self._waiting, []
+            by_room: dict[str, list[Command]] = {}
+            for cmd in batch:
+                by_room.setdefault(cmd.room_id, []).append(cmd)
+            self.local_commands += len(batch)
+            self.local_batches += 1
+            try:
+                await self.handle(by_room)
+            except Exception as exc:  # never leave a caller waiting
+                log.error("local_batch_failed", error=type(exc).__name__, commands=len(batch))
+                for cmd in batch:
+                    await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
 
     async def _reply(self, cmd: Command, reply: Reply) -> None:
         local = self._local.get(cmd.command_id)

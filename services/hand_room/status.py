@@ -19,11 +19,12 @@ from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAIL
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},
     "ROOM_EXISTS": {"en": "That room exists already.", "ar": "هذه الغرفة موجودة بالفعل."},
-    "ROOM_FULL": {"en": "The room is full.", "ar": "الغرفة ممتلئة."},
+    "ROOM_FULL": {"en": "The room is full ({seats} seats).", "ar": "الغرفة ممتلئة ({seats} مقاعد)."},
     "SEAT_TAKEN": {"en": "That seat is taken.", "ar": "هذا المقعد مشغول."},
     "SEAT_TOKEN_INVALID": {"en": "This seat token is not valid for this room.",
                            "ar": "رمز المقعد غير صالح لهذه الغرفة."},
-    "NOT_HOST": {"en": "Only the host can do that.", "ar": "هذا متاح لمضيف الغرفة فقط."},
+    "NOT_HOST": {"en": "Only the host (seat {host_seat}) can do that.",
+                 "ar": "هذا متاح لمضيف الغرفة فقط (المقعد {host_seat})."},
     "MATCH_STARTED": {"en": "The match has already started.", "ar": "بدأت المباراة بالفعل."},
     "MATCH_NOT_STARTED": {"en": "The match is not being played.", "ar": "المباراة ليست قيد اللعب."},
     "NOT_ENOUGH_PLAYERS": {"en": "Every seat must be filled first (add bots?).",
@@ -37,6 +38,8 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "SEQ_OUT_OF_RANGE": {"en": "That seq is past the room's history (next seq {next_seq}).",
                          "ar": "هذا الرقم التسلسلي بعد نهاية سجل الغرفة (التالي {next_seq})."},
     "MATCH_OVER": {"en": "The match is over.", "ar": "انتهت المباراة."},
+    "JOIN_CODE_REQUIRED": {"en": "This room is private: join it with its join code.",
+                           "ar": "هذه الغرفة خاصة: انضم إليها برمز الانضمام."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }

@@ -115,7 +115,11 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     def StartRound(self, request: pb.StartRoundRequest) -> pb.StartRoundResponse:
-        options = convert.selection_from_proto(request.rules)
+        try:
+            options = convert.selection_from_proto(request.rules)
+            options.check_players(request.seats)
+        except RuleViolation as exc:
+            raise convert.name_option_field(exc, "rules", "seats") from None
         deal = request.WhichOneof("deal")
         if deal is None:
             raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")

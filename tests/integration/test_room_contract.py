@@ -94,15 +94,15 @@ async def _first(call):
 
 @pytest.mark.parametrize("request_, code, field", [
     (pb.CreateRoomRequest(rounds=2), "INVALID_OPTIONS", "rounds"),
-    (pb.CreateRoomRequest(seat_count=6), "INVALID_ARGUMENT", "seat_count"),
+    (pb.CreateRoomRequest(seat_count=6), "INVALID_OPTIONS", "seat_count"),
     (pb.CreateRoomRequest(turn_seconds=100000), "INVALID_ARGUMENT", "turn_seconds"),
-    (pb.CreateRoomRequest(player_name="x" * 65), "INVALID_ARGUMENT", "player_name"),
+    (pb.CreateRoomRequest(player_name="x" * 65), "LIMIT_EXCEEDED", "player_name"),  # at the door
 ], ids=["rounds 2", "six seats", "turn_seconds 100000", "long name"])
 async def test_create_room_refusals_name_the_option_or_field_and_its_limit(stack, request_, code, field):
     status, detail = await refusal(stack.stub.CreateRoom(request_, metadata=AR))
-    assert status == grpc.StatusCode.INVALID_ARGUMENT and name(detail) == code
+    assert status == grpc.StatusCode.INVALID_ARGUMENT and name(detail) == code, detail
     assert detail.params["field"] == field
-    assert {"allowed", "max", "min"} & set(detail.params), detail.params
+    assert {"allowed", "max", "min", "limit"} & set(detail.params), detail.params
     assert detail.message != "الطلب غير صالح."  # specific, in Arabic
     assert any("\u0600" <= ch <= "\u06ff" for ch in detail.message)
 
@@ -114,6 +114,7 @@ async def test_malformed_requests_name_the_field_and_change_nothing(stack):
     before = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
     cases = [
         (stub.GetRoom(pb.GetRoomRequest(room_id="")), "room_id"),
+        (stub.JoinRoom(pb.JoinRoomRequest(room_id="r" * 65)), "room_id"),
         (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="a")), "action"),
         (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action=DRAW)), "action_id"),
         (stub.Act(pb.ActRequest(room_id=room_id, seat_token=token, action_id="x" * 129, action=DRAW)), "action_id"),
@@ -347,3 +348,29 @@ async def test_a_match_plays_whether_the_owner_decides_in_process_or_through_the
     finally:
         await channel.close()
         await server.stop(grace=0)
+
+
+async def test_a_private_room_is_joined_by_its_code_only_and_card_params_are_card_text(stack):
+    stub = stack.stub
+    created, players = await create_room(stub, "hand", seats=3, rounds=1)
+    code, detail = await refusal(stub.JoinRoom(pb.JoinRoomRequest(room_id=created.room.room_id, player_name="x")))
+    assert code == grpc.StatusCode.PERMISSION_DENIED and name(detail) == "JOIN_CODE_REQUIRED"
+    assert detail.params["field"] == "join_code"
+    joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code.lower(), player_name="x"))
+    assert joined.seat == 1 and joined.room.join_code == created.room.join_code  # the seated see the code
+    spectator_view = (await stub.GetRoom(pb.GetRoomRequest(room_id=created.room.room_id))).room
+    assert spectator_view.join_code == ""
+    # a refusal naming a card names it in card text, whatever path it took (in-process owner here)
+    room_id, players = await started_room(stub)
+    w = Watcher(stub, room_id, players[0].token)
+    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
+    mine = Watcher(stub, room_id, mover.token)
+    await wait_for(lambda: mine.latest is not None and mine.latest.HasField("view"))
+    missing = next(c for c in range(1, 105) if c not in set(mine.latest.view.hand))
+    code, detail = await refusal(mover.act(actions_pb2.Action(discard=actions_pb2.Discard(card=missing))))
+    assert name(detail) == "CARD_NOT_IN_HAND"
+    from hand_engine import format_card
+    assert detail.params["card"] == format_card(missing - 1) and format_card(missing - 1) in detail.message
+    await w.close()
+    await mine.close()

@@ -57,18 +57,18 @@ def _seat_of(room: Room, cmd: Command) -> int:
 def _host(room: Room, cmd: Command) -> int:
     seat = _seat_of(room, cmd)
     if seat != room.host_seat:
-        raise RoomError(RoomCode.NOT_HOST, "only the host can do that")
+        raise RoomError(RoomCode.NOT_HOST, "only the host can do that", host_seat=room.host_seat, seat=seat)
     return seat
 
 
 def _waiting(room: Room) -> None:
     if room.status != "waiting":
-        raise RoomError(RoomCode.MATCH_STARTED, "the match has started")
+        raise RoomError(RoomCode.MATCH_STARTED, "the match has started", status=room.status)
 
 
 def _playing(room: Room) -> None:
     if room.status != "playing" or room.round is None:
-        raise RoomError(RoomCode.MATCH_NOT_STARTED, "the match is not being played")
+        raise RoomError(RoomCode.MATCH_NOT_STARTED, "the match is not being played", status=room.status)
 
 
 def _current(room: Room, round_no: int, turn_no: int) -> bool:
@@ -98,7 +98,7 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
         _waiting(room)
         free = room.free_seats()
         if not free:
-            raise RoomError(RoomCode.ROOM_FULL, "no free seat")
+            raise RoomError(RoomCode.ROOM_FULL, "no free seat", seats=room.n)
         if body.wanted_seat is not None and body.wanted_seat not in free:
             raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
         seat = free[0] if body.wanted_seat is None else body.wanted_seat

@@ -76,3 +76,16 @@ def selection_from_proto(msg: options_pb2.RuleSelection) -> Options:
     """Effective options: defaults ← preset (empty = "hand") ← the overrides that are set."""
     overrides = _set_fields(msg.overrides, Code.INVALID_OPTIONS)
     return resolve(msg.preset or _DEFAULT_PRESET, overrides)
+
+
+def name_option_field(exc: RuleViolation, prefix: str = "rules", players_field: str = "seats") -> RuleViolation:
+    """Name the request field an ``INVALID_OPTIONS`` refusal is about (``params["field"]``):
+    ``<prefix>.overrides.<option>``, ``<prefix>.preset``, or the player count's field."""
+    option = exc.params.get("option")
+    if option == "players":
+        exc.params["field"] = players_field
+    elif option:
+        exc.params["field"] = f"{prefix}.overrides.{option}"
+    elif "preset" in exc.params:
+        exc.params["field"] = f"{prefix}.preset"
+    return exc

@@ -1,0 +1,80 @@
+'use strict';
+// Offline checks of the client's reading of the contract (no server needed):
+// card ids, error details, presence, the secret-field walk.
+
+const { test } = require('node:test');
+const assert = require('node:assert/strict');
+
+const hand = require('./lib/hand');
+const cards = require('./lib/cards');
+const walk = require('./lib/walk');
+
+const { type, has } = hand;
+
+test('card ids follow cards.proto: 1..106, 0 is no card', () => {
+  assert.equal(cards.text(1), 'AS');
+  assert.equal(cards.text(23), '10H');
+  assert.equal(cards.text(52), 'KC');
+  assert.equal(cards.text(74), '9H#2');
+  assert.equal(cards.text(105), 'JK');
+  assert.equal(cards.text(106), 'JK#2');
+  assert.equal(cards.isCard(0), false);
+  assert.equal(cards.isCard(107), false);
+  const all = new Set([...Array(106).keys()].map((i) => cards.text(i + 1)));
+  assert.equal(all.size, 106);
+});
+
+test('every proto file loads and every service resolves', () => {
+  for (const s of ['hand.v1.RoomService', 'hand.v1.RulesService', 'hand.v1.LedgerService']) {
+    const svc = hand.root.lookupService(s);
+    for (const m of svc.methodsArray) assert.ok(m.resolvedRequestType && m.resolvedResponseType, `${s}.${m.name}`);
+  }
+  const pkg = hand.root.lookup('hand.v1');
+  const enums = pkg.nestedArray.filter((n) => n.valuesById);
+  assert.ok(enums.length > 10);
+  for (const e of enums) assert.ok(e.valuesById[0].endsWith('_UNSPECIFIED'), `${e.name}: zero is *_UNSPECIFIED`);
+});
+
+test('seat 0 survives the wire with explicit presence; an unset seat is told apart', () => {
+  const T = type('hand.v1.RoomSeat');
+  const zero = T.decode(T.encode(T.fromObject({ seat: 0 })).finish());
+  assert.ok(has(zero, 'seat'));
+  assert.equal(zero.seat, 0);
+  const unset = T.decode(T.encode(T.fromObject({ name: 'x' })).finish());
+  assert.ok(!has(unset, 'seat'));
+});
+
+test('a refusal decodes from grpc-status-details-bin to a RuleError', () => {
+  const RuleError = type('hand.v1.RuleError');
+  const Status = type('google.rpc.Status');
+  const code = hand.enumValue('hand.v1.ErrorCode', 'ERROR_CODE_CARD_NOT_IN_HAND');
+  const detail = RuleError.encode({ code, message: 'no', params: { card: '10H' } }).finish();
+  const status = Status.encode({ code: 9, message: 'no', details: [{ type_url: hand.RULE_ERROR_URL, value: detail }] }).finish();
+  const md = new hand.grpc.Metadata();
+  md.set('grpc-status-details-bin', Buffer.from(status));
+  const rule = hand.ruleErrorOf({ code: 9, metadata: md });
+  assert.equal(rule.code, 'ERROR_CODE_CARD_NOT_IN_HAND');
+  assert.deepEqual(rule.params, { card: '10H' });
+  assert.equal(rule.status.code, 9);
+  assert.equal(hand.ruleErrorOf({ code: 2, metadata: new hand.grpc.Metadata() }), null);
+});
+
+test('the secret walk finds every field a spectator must not see', () => {
+  const T = type('hand.v1.RoomEvent');
+  const enc = (o) => T.decode(T.encode(T.fromObject(o)).finish());
+  assert.deepEqual(walk.secretsIn(T, enc({ round_dealt: { deck: [1, 2], events: [{ round_started: { seed: '7' } }] } })),
+    ['RoomEvent.round_dealt.deck', 'RoomEvent.round_dealt.events[0].round_started.seed']);
+  assert.deepEqual(walk.secretsIn(T, enc({ seat_taken: { seat: 1, player_id: 'p', token_hash: 'h' } })),
+    ['RoomEvent.seat_taken.player_id', 'RoomEvent.seat_taken.token_hash']);
+  assert.deepEqual(walk.secretsIn(T, enc({ match_started: { seed: '0' } })), ['RoomEvent.match_started.seed']);
+  assert.deepEqual(walk.secretsIn(T, enc({ room_created: { join_code: 'ABC123' } })), ['RoomEvent.room_created.join_code']);
+  assert.deepEqual(walk.secretsIn(T, enc({ move_made: { seat: 0, events: [{ stock_drawn: { seat: 0 } }] } })), []);
+  assert.deepEqual(walk.badCardIds(T, enc({ move_made: { events: [{ card_discarded: { seat: 1, card: 0 } }] } })),
+    ['RoomEvent.move_made.events[0].card_discarded.card=0']);
+});
+
+test('64-bit seeds keep every digit', () => {
+  const T = type('hand.v1.StartMatchRequest');
+  const m = T.decode(T.encode(T.fromObject({ seed: '18446744073709551557' })).finish());
+  assert.equal(T.toObject(m, { longs: String }).seed, '18446744073709551557');
+});
