@@ -32,7 +32,8 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
     clicks to the score sheet, then its replay and the leaderboard; a reload and a dropped stream
     mid-round; an illegal move's refusal in en and ar; the Arabic page right to left; a spectator page
     without a hand; a take returned, and a discard by drag; joining from the lobby and by code; a
-    seeded opening through suggestions, the staging counter and Lay melds."""
+    seeded opening through suggestions, the staging counter and Lay melds. Then the refusal again (in
+    en and ar, on a dealt and watched table) with the page on gRPC-Web."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
     _ensure_built()
@@ -40,5 +41,12 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
         env = {**os.environ, "HAND_WEB_URL": stack.url, "CHROMIUM": CHROMIUM}
         result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,
                                 capture_output=True, text=True, timeout=480)
+        # the same page on gRPC-Web: a match dealt and followed (Watch), a refusal (details in trailers)
+        grpc_web = subprocess.run(["node", "--test", "--test-concurrency=1",
+                                   "--test-name-pattern=illegal move", "e2e/"],
+                                  cwd=WEB, env={**env, "HAND_WEB_TRANSPORT": "grpcweb"},
+                                  capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
     assert "# fail 0" in result.stdout and "# pass 8" in result.stdout, result.stdout[-3000:]
+    assert grpc_web.returncode == 0, grpc_web.stdout[-6000:] + grpc_web.stderr[-2000:]
+    assert "# fail 0" in grpc_web.stdout and "# pass 1" in grpc_web.stdout, grpc_web.stdout[-3000:]

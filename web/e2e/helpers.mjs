@@ -3,6 +3,16 @@
 import { chromium } from "playwright-core";
 
 export const URL_ = process.env.HAND_WEB_URL ?? "http://127.0.0.1:8080/";
+/** HAND_WEB_TRANSPORT=grpcweb runs the page on gRPC-Web instead of Connect (web/src/api.ts). */
+const TRANSPORT = process.env.HAND_WEB_TRANSPORT ?? "";
+
+/** The page's address: `hash` route and query parameters, with the transport chosen for the run. */
+export const expectedContentType = TRANSPORT === "grpcweb" ? "application/grpc-web+proto" : "application/proto";
+
+export function at(hash = "", params = {}) {
+  const query = new URLSearchParams({ ...(TRANSPORT ? { transport: TRANSPORT } : {}), ...params }).toString();
+  return `${URL_}${query ? `?${query}` : ""}${hash}`;
+}
 export const LONG = 120_000;
 
 export async function browser() {
@@ -14,13 +24,15 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
   await context.addInitScript((l) => { if (!localStorage.getItem("hand.lang")) localStorage.setItem("hand.lang", l); }, lang);
   const p = await context.newPage();
   p.setDefaultTimeout(LONG);
+  p.contentTypes = new Set(); // of the page's calls: which protocol it really speaks
+  p.on("request", (r) => { if (r.url().includes("/hand.v1.")) p.contentTypes.add(r.headers()["content-type"]); });
   p.on("pageerror", (e) => console.log("pageerror:", e.message));
   return p;
 }
 
 /** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
 export async function startMatch(p, { name = "Ada", rounds = "1", seed = "" } = {}) {
-  await p.goto(seed ? `${URL_}?seed=${seed}` : URL_);
+  await p.goto(at("", seed ? { seed } : {}));
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();

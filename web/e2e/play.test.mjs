@@ -1,7 +1,7 @@
 // The web client against the real stack (HAND_WEB_URL), in Debian's chromium.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { URL_, awaitTurn, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { at, awaitTurn, expectedContentType, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -65,13 +65,14 @@ test("an illegal move shows the server's refusal, in the player's language", asy
     const text = await p.getByRole("alert").innerText();
     assert.ok(text.length > 3, text);
     assert.equal(/[\u0600-\u06ff]/.test(text), lang === "ar", text);
+    assert.ok(p.contentTypes.has(expectedContentType), [...p.contentTypes].join(", ")); // Connect or gRPC-Web
     await p.context().close();
   }
 });
 
 test("the Arabic page renders right to left", async () => {
   const p = await page(b, { lang: "ar", width: 390, height: 844 });
-  await p.goto(URL_);
+  await p.goto(at());
   await p.getByRole("heading", { name: "إنشاء غرفة" }).waitFor();
   assert.equal(await p.locator("html").getAttribute("dir"), "rtl");
   assert.equal(await p.locator("html").getAttribute("lang"), "ar");
@@ -86,7 +87,7 @@ test("a spectator page shows no hand", async () => {
   const player = await page(b);
   const roomId = await startMatch(player, { name: "Host" });
   const p = await page(b);
-  await p.goto(`${URL_}#/room/${roomId}/watch`);
+  await p.goto(at(`#/room/${roomId}/watch`));
   await p.getByRole("status").getByText(/Spectating/).waitFor();
   await p.getByRole("region", { name: "seats" }).getByText("Host").waitFor();
   assert.equal(await p.getByRole("region", { name: "Your hand" }).count(), 0);
@@ -118,23 +119,23 @@ test("a take can be returned where the preset allows it, and a card is discarded
 
 test("a second player finds a public table in the lobby and joins it; a private one is joined by its code", async () => {
   const host = await page(b);
-  await host.goto(URL_);
+  await host.goto(at());
   await host.getByLabel("Your name").fill("Host");
   await host.getByLabel("Seats").selectOption("3");
   await host.getByRole("button", { name: "Create", exact: true }).click();
   await host.getByText("Waiting for players").waitFor();
   const guest = await page(b);
-  await guest.goto(URL_);
+  await guest.goto(at());
   await guest.getByLabel("Your name").fill("Guest");
   await guest.getByRole("listitem").filter({ hasText: "1/3" }).getByRole("button", { name: "Join" }).first().click();
   await guest.getByText("Waiting for players").waitFor();
   await host.getByRole("listitem").filter({ hasText: "Guest" }).waitFor(); // the host's page follows the room
 
-  await host.goto(URL_);
+  await host.goto(at());
   await host.getByLabel("Private").check();
   await host.getByRole("button", { name: "Create", exact: true }).click();
   const code = await host.locator(".code").innerText();
-  await guest.goto(URL_);
+  await guest.goto(at());
   await guest.getByLabel("Code").fill(code);
   await guest.getByRole("button", { name: "Join", exact: true }).first().click(); // the code form comes before the list
   await guest.getByText(code).waitFor();
