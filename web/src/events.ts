@@ -19,6 +19,8 @@ export interface Update {
   next: bigint;
   /** The event's seq; unset for the snapshot. */
   seq?: bigint;
+  /** When the event was recorded (ms since the epoch, the server's clock); unset for the snapshot. */
+  at?: number;
   kind: Kind;
   /** The seat the event concerns. */
   seat?: number;
@@ -51,6 +53,7 @@ export function decode(res: WatchResponse): Update {
   const { kind, seat, roundNo } = fields(ev);
   return {
     ...base, next: ev.seq + 1n, seq: ev.seq, kind, seat, roundNo,
+    at: ev.at ? Number(ev.at.seconds) * 1000 + Math.floor(ev.at.nanos / 1e6) : undefined,
     result: e.case === "roundScored" ? e.value.result : undefined,
     matchOver: e.case === "matchEnded",
     line: () => eventLine(ev, res.room),

@@ -16,8 +16,10 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
   useEffect(() => {
     if (!over) return;
     let live = true, tries = 0;
-    const load = () => ledger.getScoreSheet({ roomId }).then((r) => live && setSheet(r.sheet),
-      () => live && ++tries < 20 && setTimeout(load, 500)); // the ledger may lag the room by a moment
+    const load = (): void => {
+      ledger.getScoreSheet({ roomId }).then((r) => { if (live) setSheet(r.sheet); },
+        () => { if (live && ++tries < 20) setTimeout(load, 500); }); // the ledger may lag the room by a moment
+    };
     load();
     return () => { live = false; };
   }, [over, roomId]);

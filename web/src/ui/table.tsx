@@ -36,12 +36,14 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
   const pending = useRef<bigint | null>(null);
   const seen = useRef(-1n);
+  const lastAt = useRef<number | undefined>(undefined); // server time of the latest event (turn timer)
   const [, setPendingTick] = useState(0);
   // a draw or discard shown at once, until the stream confirms it (or the server refuses it)
   const [optimistic, setOptimistic] = useState<{ draw?: boolean; discard?: number } | null>(null);
 
   useEffect(() => follow(roomId, token, (u: Update) => {
     seen.current = u.next - 1n;
+    lastAt.current = u.at;
     if (pending.current !== null && seen.current >= pending.current) {
       pending.current = null;
       setPendingTick((n) => n + 1);
@@ -80,7 +82,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const turn = view?.turn;
   const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null;
   const key = `${view?.roundNo}:${view?.turnNo}`;
-  if (turnStart.current.key !== key) turnStart.current = { key, at: Date.now() };
+  // the turn began with the event that handed it over (its server time); after a snapshot, now
+  if (turnStart.current.key !== key) turnStart.current = { key, at: Math.min(lastAt.current ?? Date.now(), Date.now()) };
   const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.max(0, Math.floor((now - turnStart.current.at) / 1000)));
   const name = (s?: number) => s === undefined ? "" : room?.seats[s]?.name || `#${s + 1}`;
 
