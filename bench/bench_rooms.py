@@ -1,4 +1,4 @@
-"""Room service under load: scripted 2-seat rooms through the full path (gRPC Act → Kafka → owner → rules service → store → Kafka → Watch).
+"""Room service under load: scripted 2-seat rooms through the full path (gRPC Act → owner → store → feeds → Watch).
 
 Starts the embedded stack as separate processes — Tansu (memory storage),
 ``python -m hand_rules`` and ``python -m hand_room`` (SQLite event store in a

@@ -261,7 +261,9 @@ class EventStore:
                       for room_id, action_id in chunk}
             rows = (await conn.execute(select(
                 action_ids.c.room_id, action_ids.c.action_id, action_ids.c.first_seq,
-                action_ids.c.last_seq).where(action_ids.c.action_id.in_({k[1] for k in wanted})))).all()
+                action_ids.c.last_seq).where(  # both key columns: the primary key's index, not a scan
+                    action_ids.c.room_id.in_({k[0] for k in wanted}),
+                    action_ids.c.action_id.in_({k[1] for k in wanted})))).all()
             for r in rows:
                 original = wanted.get((r.room_id, r.action_id))
                 if original is not None:

@@ -49,8 +49,15 @@ class OutboxRelay:
 
     def __init__(self, store: EventStore, settings: KafkaSettings, topic: str = ROOM_EVENTS,
                  batch_size: int = 500, idle_interval: float = 0.05,
-                 retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None) -> None:
+                 retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None,
+                 mark_interval: float = 0.0) -> None:
         self.store, self.settings, self.topic = store, settings, topic
+        # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
+        # (one write transaction for many passes; a crash before the mark re-publishes them,
+        # which the readers' de-duplication by (room_id, seq) absorbs)
+        self.mark_interval = mark_interval
+        self._unmarked: set[int] = set()
+        self._marked_at = 0.0
         self.routes = list(routes) if routes is not None else [(topic, as_stored)]
         self.batch_size, self.idle_interval, self.retry_interval = (
             batch_size, idle_interval, retry_interval)
@@ -64,6 +71,7 @@ class OutboxRelay:
         """Start the producer and, if ``run``, the relay loop."""
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
+        self._marked_at = asyncio.get_running_loop().time()
         if run:
             self._task = asyncio.create_task(self._loop(), name="outbox-relay")
 
@@ -76,6 +84,8 @@ class OutboxRelay:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._task, timeout)
             self._task = None
+        with contextlib.suppress(Exception):
+            await self._mark(force=True)
         if self._producer is not None:
             await self._producer.stop()
             self._producer = None
@@ -105,12 +115,26 @@ class OutboxRelay:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), delay)
 
+    async def _mark(self, force: bool = False) -> None:
+        """Mark the acked rows published: every pass, or every ``mark_interval`` s."""
+        if not self._unmarked:
+            return
+        now = asyncio.get_running_loop().time()
+        if force or self.mark_interval <= 0 or len(self._unmarked) >= self.batch_size // 2 \
+                or now - self._marked_at >= self.mark_interval:
+            ids = sorted(self._unmarked)
+            await self.store.mark_published(ids)
+            self._unmarked.difference_update(ids)
+            self._marked_at = now
+
     async def publish_pending(self) -> int:
         """Publish one batch of the outbox; return how many rows were marked."""
         if self._producer is None:
             raise RuntimeError("relay not started")
-        entries = await self.store.pending_outbox(self.batch_size)
+        entries = [e for e in await self.store.pending_outbox(self.batch_size + len(self._unmarked))
+                   if e.id not in self._unmarked][:self.batch_size]
         if not entries:
+            await self._mark()
             return 0
         sent: list[tuple[OutboxEntry, asyncio.Future[Any]]] = []
         blocked: set[str] = set()
@@ -140,8 +164,9 @@ class OutboxRelay:
                 continue
             acked.append(entry.id)
         if acked:
-            await self.store.mark_published(acked)
+            self._unmarked.update(acked)
             self.published += len(acked)
+        await self._mark()
         log.debug("relay_pass", acked=len(acked), blocked_rooms=len(blocked))
         if blocked:
             raise RuntimeError(f"publishing failed for {len(blocked)} room(s); will retry")

@@ -67,7 +67,9 @@ class RoomServer:
             t = self.topics or {}
             events = t.get("events", ROOM_EVENTS)
             public = t.get("public", ROOM_EVENTS_PUBLIC if "events" not in t else f"{events}-public")
-            self.relay = OutboxRelay(self.store, self.kafka, topic=events,
+            # woken by every commit of this instance's owner; polling (rows other instances
+            # wrote and did not relay) only twice a second, so an idle instance stays idle
+            self.relay = OutboxRelay(self.store, self.kafka, topic=events, mark_interval=0.2, idle_interval=0.5,
                                      routes=[(events, private_value), (public, public_value)])
             await self.relay.start()
             self.repo = RoomRepository(self.store)

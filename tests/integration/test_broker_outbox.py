@@ -196,3 +196,26 @@ async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothi
     assert by_room(ready) == stored
     assert len({(e["room_id"], e["seq"]) for e in ready}) == len(ready) == total
     assert await store.pending_outbox() == []
+
+
+async def test_with_a_mark_interval_acked_rows_are_marked_later_in_one_write_and_never_sent_twice(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(2)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=2)
+    relay = OutboxRelay(store, broker, topic=topic, batch_size=64, routes=[(topic, envelope)], mark_interval=30.0)
+    await relay.start(run=False)
+    try:
+        assert await relay.publish_pending() == total
+        assert len(await store.pending_outbox()) == total  # acked, not marked yet
+        assert await relay.publish_pending() == 0  # and not sent again
+        first = total
+        total += await append_rounds(store, rooms, rounds=1)
+        assert await relay.publish_pending() == total - first  # only the new rows go out
+    finally:
+        await relay.stop()  # the stop marks what was acked
+    assert await store.pending_outbox() == []
+    deduper: Deduper[dict] = Deduper()
+    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
+    assert len(raw) == total and deduper.duplicates == 0
