@@ -106,6 +106,7 @@ class RoomOwner:
         self._task: asyncio.Task | None = None
         self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
         self._waiting: list[Command] = []  # in-process commands for the next local batch
+        self._pass = asyncio.Lock()
         self._flusher: asyncio.Task | None = None
         self.processed = 0
         self.local_commands = 0
@@ -200,7 +201,13 @@ class RoomOwner:
                 await self._reply(cmd, self._refusal(cmd, exc))
 
     async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
-        """One pass; returns the commands of the rooms to redo (their head moved)."""
+        """One pass; returns the commands of the rooms to redo (their head moved). Passes run
+        one at a time (a Kafka batch and an in-process batch never decide on the same room
+        at once); commands arriving meanwhile wait for the next pass — the group commit."""
+        async with self._pass:
+            return await self._process_locked(by_room)
+
+    async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
         prior = await self.store.lookup_actions(keys) if keys else {}
         batch = _Batch()
