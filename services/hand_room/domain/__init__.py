@@ -18,11 +18,17 @@ from .events import (
     RoomEvent, RoundDealt, RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken,
     TurnTimedOut, kind_of,
 )
+from .command_codec import decode_command, encode_command
+from .commands import (
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
+)
 from .evolve import evolve
 from .info import room_info
 from .room import Room, SeatSlot
 
 __all__ = [
+    "Act", "BotTurn", "Command", "CreateRoom", "FillWithBots", "JoinRoom", "LeaveRoom", "Presence",
+    "StartMatch", "TurnTimeout", "decode_command", "encode_command",
     "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MalformedEvent", "MatchEnded", "MatchStarted", "MoveMade",
     "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
     "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
