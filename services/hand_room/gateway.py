@@ -33,7 +33,7 @@ from . import limits
 from .bus import Bus
 from .domain import LEVEL_NAMES, Room, decode, evolve
 from .domain.commands import (
-    Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+    Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
 )
 from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
@@ -239,6 +239,14 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise limits.invalid("level", "unknown bot level", allowed=",".join(LEVEL_NAMES.values()))
         reply = await self._call(Command(request.room_id, FillWithBots(level), seat=seat))
         return pb.FillWithBotsResponse(room=await self._after(request.room_id, reply, seat))
+
+    @_rpc
+    async def RemovePlayer(self, request: pb.RemovePlayerRequest, context) -> pb.RemovePlayerResponse:
+        _, seat = await self._seat(request.room_id, request.seat_token)
+        if not request.HasField("seat"):
+            raise limits.invalid("seat", "seat is required")
+        reply = await self._call(Command(request.room_id, RemovePlayer(request.seat), seat=seat))
+        return pb.RemovePlayerResponse(room=await self._after(request.room_id, reply, seat))
 
     @_rpc
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:

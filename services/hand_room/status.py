@@ -38,6 +38,7 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "SEQ_OUT_OF_RANGE": {"en": "That seq is past the room's history (next seq {next_seq}).",
                          "ar": "هذا الرقم التسلسلي بعد نهاية سجل الغرفة (التالي {next_seq})."},
     "MATCH_OVER": {"en": "The match is over.", "ar": "انتهت المباراة."},
+    "SEAT_EMPTY": {"en": "Seat {seat} is free already.", "ar": "المقعد {seat} شاغر بالفعل."},
     "JOIN_CODE_REQUIRED": {"en": "This room is private: join it with its join code.",
                            "ar": "هذه الغرفة خاصة: انضم إليها برمز الانضمام."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",

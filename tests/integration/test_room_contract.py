@@ -374,3 +374,30 @@ async def test_a_private_room_is_joined_by_its_code_only_and_card_params_are_car
     assert detail.params["card"] == format_card(missing - 1) and format_card(missing - 1) in detail.message
     await w.close()
     await mine.close()
+
+
+async def test_the_host_can_free_a_players_seat_before_the_match_and_only_the_host(stack):
+    stub = stack.stub
+    created, players = await create_room(stub, "hand", seats=3, rounds=1)
+    await join_all(stub, created, players, 3)
+    room_id, host, guest = created.room.room_id, players[0], players[1]
+    code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=guest.token,
+                                                                         seat=2)))
+    assert code == grpc.StatusCode.PERMISSION_DENIED and name(detail) == "NOT_HOST"
+    code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
+                                                                         seat=0)))
+    assert code == grpc.StatusCode.INVALID_ARGUMENT and detail.params["field"] == "seat"
+    freed = await stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
+                                                         seat=guest.seat))
+    assert freed.room.seats[guest.seat].kind == room_pb2.SEAT_KIND_EMPTY
+    # the removed player's token is worth nothing now
+    code, detail = await refusal(stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=guest.token)))
+    assert name(detail) == "SEAT_TOKEN_INVALID"
+    code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
+                                                                         seat=guest.seat)))
+    assert code == grpc.StatusCode.FAILED_PRECONDITION and name(detail) == "SEAT_EMPTY"
+    await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=host.token))
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=host.token, seed=1))
+    code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
+                                                                         seat=2)))
+    assert name(detail) == "MATCH_STARTED"

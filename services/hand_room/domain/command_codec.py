@@ -8,7 +8,7 @@ from hand_rules.convert import action_from_proto, action_to_proto, options_from_
 
 from .codec import LEVEL_NAMES, _secs, _ts, level_to_proto
 from .commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
     TurnTimeout,
 )
 
@@ -31,6 +31,8 @@ def _body(b) -> tuple[str, object]:
             return "fill_with_bots", pb.FillWithBotsCommand(level=level_to_proto(b.level))
         case StartMatch():
             return "start_match", pb.StartMatchCommand(seed=b.seed)
+        case RemovePlayer():
+            return "remove_player", pb.RemovePlayerCommand(removed_seat=b.seat)
         case Act():
             return "act", pb.ActCommand(action=action_to_proto(b.action), expected_seq=b.expected_seq)
         case TurnTimeout():
@@ -72,6 +74,8 @@ def _from(member: str, b):
             return FillWithBots(level=LEVEL_NAMES.get(b.level, "beginner"))
         case "start_match":
             return StartMatch(seed=_opt(b, "seed"))
+        case "remove_player":
+            return RemovePlayer(seat=b.removed_seat)
         case "act":
             return Act(action=action_from_proto(b.action), expected_seq=_opt(b, "expected_seq"))
         case "turn_timeout":

@@ -48,6 +48,11 @@ class FillWithBots:
 
 
 @dataclass(frozen=True)
+class RemovePlayer:
+    seat: int  # the seat to free (the command's seat is the host's)
+
+
+@dataclass(frozen=True)
 class StartMatch:
     seed: int | None = None
 
@@ -79,7 +84,7 @@ class Presence:
     at: float
 
 
-Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, StartMatch, Act, TurnTimeout, BotTurn, Presence]
+Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch, Act, TurnTimeout, BotTurn, Presence]
 
 
 @dataclass(frozen=True)

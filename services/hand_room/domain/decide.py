@@ -17,7 +17,7 @@ from hand_engine.match import standings
 from .errors import RoomCode, RoomError
 from .ports import RulesPort
 from .commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
     TurnTimeout,
 )
 from .events import (
@@ -112,6 +112,16 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
         elif not room.seats[seat].away:
             d.add(SeatAway(seat=seat, reason="left", bot_level=STAND_IN_LEVEL))
         d.seat = seat
+    elif isinstance(body, RemovePlayer):
+        host = _host(room, cmd)
+        _waiting(room)
+        if not 0 <= body.seat < room.n or body.seat == host:
+            raise RoomError("INVALID_ARGUMENT", "not a seat the host can free", field="seat",
+                            min=0, max=room.n - 1, host_seat=host)
+        if room.seats[body.seat].kind == "empty":
+            raise RoomError(RoomCode.SEAT_EMPTY, "that seat is free already", seat=body.seat)
+        d.add(SeatLeft(seat=body.seat))
+        d.seat = body.seat
     elif isinstance(body, FillWithBots):
         _host(room, cmd)
         _waiting(room)

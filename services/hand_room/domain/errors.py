@@ -23,6 +23,7 @@ class RoomCode(enum.Enum):
     SEQ_OUT_OF_RANGE = "SEQ_OUT_OF_RANGE"
     INTERNAL = "INTERNAL"
     JOIN_CODE_REQUIRED = "JOIN_CODE_REQUIRED"
+    SEAT_EMPTY = "SEAT_EMPTY"
 
 
 #: codes that mean "the request itself is malformed" (gRPC INVALID_ARGUMENT)
