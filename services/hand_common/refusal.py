@@ -5,23 +5,19 @@ code, a stable ``ErrorCode``, the offending field and the limit in
 ``params``, and a message in the caller's language (``accept-language``:
 ``ar`` or ``en``). This module holds the codes that any service can send
 before its own handler runs — malformed bytes, a field over its limit, a bad
-page token, no or a bad session, too many requests — and the one function
-that packs them.
+page token, no or a bad session, too many requests — and the function that
+makes their status.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
-from grpc_status import rpc_status
 
-from hand.v1 import errors_pb2
+from .status import pack
 
-__all__ = ["DOOR_MESSAGES", "Refusal", "pack", "refusal_status"]
+__all__ = ["DOOR_MESSAGES", "Refusal", "refusal_status"]
 
 #: code → (gRPC status, {language: message}); messages name no request value.
 DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
@@ -49,19 +45,6 @@ class Refusal(Exception):
     def __init__(self, code: str, detail: str = "", **params: Any) -> None:
         super().__init__(f"{code}: {detail}")
         self.code, self.detail, self.params = code, detail, params
-
-
-def pack(grpc_code: grpc.StatusCode, code: str, message: str,
-         params: Mapping[str, object]) -> grpc.Status:
-    """A ``grpc.Status`` with one ``RuleError`` (``code``: an ``ErrorCode`` name sans prefix)."""
-    name = f"ERROR_CODE_{code}"
-    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
-    detail = errors_pb2.RuleError(code=number, message=message,
-                                  params={k: str(v) for k, v in params.items() if v is not None})
-    packed = any_pb2.Any()
-    packed.Pack(detail)
-    return rpc_status.to_status(
-        status_pb2.Status(code=grpc_code.value[0], message=message, details=[packed]))
 
 
 def refusal_status(refusal: Refusal, lang: str) -> grpc.Status:

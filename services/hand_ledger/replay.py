@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from functools import singledispatch
 from typing import Any
 
-from hand_engine import apply, start_round
-from hand_engine.match import standings
+from hand_engine import apply, standings, start_round
 from hand_room.domain import (
     MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, evolve,
 )

@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from hand_engine import RoundResult
-from hand_engine.match import Standing as Totals  # a unit's total, outs and penalty points
+from hand_engine import Standing as Totals  # a unit's total, outs and penalty points
 from hand_room.domain import MatchEnded
 
 NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED = (

@@ -7,9 +7,10 @@ from typing import Any
 import grpc
 
 from hand_common.language import language_of
-from hand_common.refusal import DOOR_MESSAGES, Refusal, pack, refusal_status
+from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_status
+from hand_common.rule_messages import message as rule_message
+from hand_common.status import pack, service_text
 from hand_engine import Code
-from hand_rules.messages import message as rule_message
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
@@ -49,15 +50,9 @@ def lang_of(context: grpc.aio.ServicerContext) -> str:
 
 def text(error: LedgerError, lang: str) -> str:
     """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
-    entry = MESSAGES.get(error.code)
-    if entry is None and error.code in Code.__members__:
+    if error.code not in MESSAGES and error.code in Code.__members__:
         return rule_message(Code[error.code], error.params, lang)
-    entry = entry or MESSAGES["INTERNAL"]
-    template = entry.get(lang, entry["en"])
-    try:
-        return template.format_map({k: str(v) for k, v in error.params.items()})
-    except (KeyError, ValueError):
-        return template.split(" (")[0].rstrip(".") + "."
+    return service_text(MESSAGES, error.code, error.params, lang)
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
-from hand_engine import view
-from hand_engine.notation import options_from_dict
-from hand_rules.convert import cards_out, options_to_proto, state_to_proto, view_to_proto
-from hand_rules.convert._enums import FINISH, EnumCodec
+from hand_engine import options_from_dict, view
+from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
 from hand_room.domain import complete, for_seat, room_info, to_proto
 
 from .reads import PlayerStats, Sheet

@@ -27,7 +27,7 @@ from hand_common.refusal import Refusal
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
-from hand_rules.messages import language
+from hand_common.language import language_of
 
 from . import limits
 from .bus import Bus
@@ -53,10 +53,7 @@ def token_hash(token: str) -> str:
 
 
 def _lang(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 async def _abort(context, code: str, params: dict | None = None) -> None:

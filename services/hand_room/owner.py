@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
-from hand_rules.messages import shown_params
+from hand_common.rule_messages import shown_params
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings

@@ -25,8 +25,8 @@ from hand_common.language import language_of
 from hand_engine import Code, RoundState, RuleViolation
 
 from . import convert
-from .convert._enums import EnumCodec
-from .errors import status_code, to_status
+from .convert import EnumCodec
+from hand_common.status import rule_status, status_code
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -83,7 +83,7 @@ def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
                 raise
             except RuleViolation as exc:
                 code, error = status_code(exc.code).name, exc.code.value
-                status = to_status(exc, _language(context))
+                status = rule_status(exc, _language(context))
                 await context.abort(status.code, status.details, status.trailing_metadata)
             except Exception:
                 code = "INTERNAL"

@@ -29,7 +29,7 @@ from hand_ledger.replay import fold
 from hand_ledger.server import LedgerServer
 from hand_room.domain import MoveMade, RoundDealt, encode, for_seat, to_proto
 from hand_rules.convert import cards_out, state_to_proto, view_to_proto
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 from tests.ledger_support import play_match, scenario_runs, seat_token  # noqa: F401 - fixture
 
 AR = (("accept-language", "ar"),)

@@ -6,11 +6,14 @@
 - ``evolve``: the one projector (room, event) → room;
 - ``codec``: events ⇔ ``hand.v1.RoomEvent`` (store, topics, Watch, replays);
 - ``audience``: what each reader may see of an event;
-- ``info``: a room's public description (``hand.v1.RoomInfo``).
+- ``info``: a room's public description (``hand.v1.RoomInfo``);
+- ``commands`` / ``command_codec``: what a room is asked to do, and its wire form.
 
 The ledger and the bot service read rooms through this package only.
 """
 
+from .command_codec import encode_command
+from .commands import BotTurn, Command
 from .audience import complete, for_seat, private
 from .codec import LEVEL_NAMES, MalformedEvent, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
 from .events import (
@@ -23,6 +26,7 @@ from .info import room_info
 from .room import Room, SeatSlot
 
 __all__ = [
+    "BotTurn", "Command", "encode_command",
     "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MalformedEvent", "MatchEnded", "MatchStarted", "MoveMade",
     "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
     "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",

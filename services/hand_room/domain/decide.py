@@ -10,9 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from hand_engine import Action, RuleViolation
-from hand_engine.events import RoundEnded
-from hand_engine.match import standings
+from hand_engine import Action, RoundEnded, RuleViolation, standings
 
 from .errors import RoomCode, RoomError
 from .ports import RulesPort
