@@ -24,7 +24,10 @@ from .events import (
 )
 from .feasibility import meeting_submissions
 from .invariants import check_state
-from .match import MatchState, Standing, next_round, record_round, standings, start_match
+from .match import (
+    FEWER_PENALTY_POINTS, MOST_OUTS, NO_TIE, PLAYOFF, SHARED, STILL_TIED, MatchState, Standing, break_tie,
+    next_deal, next_round, record_round, standings, start_match, unit_of, unit_seats, units,
+)
 from .melds import lay_off
 from .notation import (
     action_from_dict, action_to_dict, dumps, loads, options_from_dict, options_to_dict, position_from_dict,
@@ -44,17 +47,19 @@ from .views import PublicSeat, SeatView, TurnView, redact, view
 
 __all__ = [
     "Action", "Candidate", "CardDiscarded", "CardsLaidOff", "Code", "Discard", "DiscardTaken",
-    "DrawStock", "Event", "JokerRetrieved", "LayMelds", "LayOff", "MODES", "MatchState", "Meld",
-    "MeldSpec", "MeldsLaid", "Options", "PERSPECTIVE_FORMAT", "PRESETS", "PublicSeat",
-    "RetrieveJoker", "ReturnTake", "RoundEnded", "RoundResult", "RoundStarted", "RoundState",
-    "RuleViolation", "Seat", "SeatResult", "SeatView", "Standing", "StockDrawn", "StockRebuilt",
+    "DrawStock", "Event", "FEWER_PENALTY_POINTS", "JokerRetrieved", "LayMelds", "LayOff", "MODES",
+    "MOST_OUTS", "MatchState", "Meld", "MeldSpec", "MeldsLaid", "NO_TIE", "Options",
+    "PERSPECTIVE_FORMAT", "PLAYOFF", "PRESETS", "PublicSeat", "RetrieveJoker", "ReturnTake",
+    "RoundEnded", "RoundResult", "RoundStarted", "RoundState", "RuleViolation", "SHARED",
+    "STILL_TIED", "Seat", "SeatResult", "SeatView", "Standing", "StockDrawn", "StockRebuilt",
     "TakeDiscard", "TakeReturned", "Turn", "TurnStarted", "TurnView", "action_from_dict",
-    "action_to_dict", "apply", "auto_turn", "candidates", "check_state", "determinize", "dumps",
-    "evaluate_staging", "find", "format_card", "format_cards", "going_out_allowed", "hand_total",
-    "hand_value", "has_obligation", "is_joker", "is_open", "lay_off", "loads", "max_value",
-    "meeting_submissions", "next_auto_action", "next_round", "options_from_dict", "options_to_dict",
-    "parse_card", "parse_cards", "pending", "perspective", "position_from_dict", "position_to_dict",
-    "proposals", "random_step", "rank_of", "record_round", "record_to_dict", "redact",
-    "replay_record", "resolve", "standings", "start_match", "start_round", "suggest", "suit_of",
-    "threshold", "view", "view_to_json"
+    "action_to_dict", "apply", "auto_turn", "break_tie", "candidates", "check_state", "determinize",
+    "dumps", "evaluate_staging", "find", "format_card", "format_cards", "going_out_allowed",
+    "hand_total", "hand_value", "has_obligation", "is_joker", "is_open", "lay_off", "loads",
+    "max_value", "meeting_submissions", "next_auto_action", "next_deal", "next_round",
+    "options_from_dict", "options_to_dict", "parse_card", "parse_cards", "pending", "perspective",
+    "position_from_dict", "position_to_dict", "proposals", "random_step", "rank_of", "record_round",
+    "record_to_dict", "redact", "replay_record", "resolve", "standings", "start_match",
+    "start_round", "suggest", "suit_of", "threshold", "unit_of", "unit_seats", "units", "view",
+    "view_to_json"
 ]
