@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import time
 
 import grpc
@@ -17,6 +16,7 @@ from hand_common.identity import Verifier, require_player
 from hand_common.limits import MAX_ID
 from hand_common.refusal import Refusal
 from hand_engine import RuleViolation
+from hand_room.domain import token_hash
 
 from . import reads, wire
 from .replay import check
@@ -133,7 +133,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         over = last.status == "finished"
         seat = None
         if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
-            seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
+            seat = last.seat_of_token(token_hash(request.seat_token))
             if seat is None:
                 raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
         if request.HasField("seat"):

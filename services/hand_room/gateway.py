@@ -9,7 +9,6 @@ Watch: a snapshot, the stored tail, then the room's live feed.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import time
 import uuid
@@ -31,7 +30,7 @@ from hand_common.language import language_of
 
 from . import limits
 from .bus import Bus
-from .domain import LEVEL_NAMES, Room, decode, evolve
+from .domain import LEVEL_NAMES, Room, decode, evolve, token_hash
 from .domain.commands import (
     Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
 )
@@ -46,10 +45,6 @@ from .wire import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
-
-
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest() if token else ""
 
 
 def _lang(context: grpc.aio.ServicerContext) -> str:

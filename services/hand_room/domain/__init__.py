@@ -23,7 +23,7 @@ from .events import (
 )
 from .evolve import evolve
 from .info import room_info
-from .room import Room, SeatSlot
+from .room import Room, SeatSlot, token_hash
 
 __all__ = [
     "BotTurn", "Command", "encode_command",
@@ -31,5 +31,5 @@ __all__ = [
     "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
     "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
     "decode", "encode", "evolve", "for_seat", "from_proto", "kind_of", "level_to_proto", "private",
-    "room_info", "standing_to_proto", "to_proto",
+    "room_info", "standing_to_proto", "to_proto", "token_hash",
 ]
