@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import time
 
 import grpc
 import structlog
@@ -15,45 +14,29 @@ from hand_common import pagetoken
 from hand_common.identity import Verifier, require_player
 from hand_common.limits import MAX_ID
 from hand_common.refusal import Refusal
+from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_room.domain import token_hash
 
 from . import reads, wire
 from .replay import check
 from .replays import Replays
-from .status import LedgerError, lang_of, to_status
+from .status import LedgerError, to_status
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.service")
 LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
-def _rpc(fn):
-    name = fn.__name__
-
-    async def call(self, request, context: grpc.aio.ServicerContext):
-        started = time.perf_counter()
-        code = "OK"
-        room_id = getattr(request, "room_id", None)
-        with structlog.contextvars.bound_contextvars(room_id=room_id or None, rpc=name):
-            try:
-                return await fn(self, request, context)
-            except Refusal as exc:
-                await _refuse(context, LedgerError(exc.code, exc.detail, **exc.params))
-                code = exc.code
-            except LedgerError as exc:
-                code = exc.code
-                await _refuse(context, exc)
-            finally:
-                log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
-
-    call.__name__ = name
-    return call
+def _refuse(exc: BaseException, lang: str) -> Refused | None:
+    if isinstance(exc, Refusal):
+        exc = LedgerError(exc.code, exc.detail, **exc.params)
+    if isinstance(exc, LedgerError):
+        return Refused(exc.code, to_status(exc, lang))
+    return None
 
 
-async def _refuse(context: grpc.aio.ServicerContext, exc: LedgerError) -> None:
-    status = to_status(exc, lang_of(context))
-    await context.abort(status.code, status.details, status.trailing_metadata)
+_rpc = rpc(log, refuse=_refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})
 
 
 def _room_id(room_id: str) -> str:

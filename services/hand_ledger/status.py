@@ -6,7 +6,6 @@ from typing import Any
 
 import grpc
 
-from hand_common.language import language_of
 from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_status
 from hand_common.rule_messages import message as rule_message
 from hand_common.status import pack, service_text
@@ -42,10 +41,6 @@ class LedgerError(Exception):
     def __init__(self, code: str, detail: str = "", **params: Any) -> None:
         super().__init__(f"{code}: {detail}")
         self.code, self.detail, self.params = code, detail, params
-
-
-def lang_of(context: grpc.aio.ServicerContext) -> str:
-    return language_of(context.invocation_metadata())
 
 
 def text(error: LedgerError, lang: str) -> str:

@@ -22,11 +22,12 @@ from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
 from hand_common.identity import Verifier, optional_player
+from hand_common.language import language_of
 from hand_common.refusal import Refusal
+from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
-from hand_common.language import language_of
 
 from . import limits
 from .bus import Bus
@@ -69,31 +70,18 @@ def _failure(exc: BaseException) -> tuple[str, dict]:
     return RoomCode.INTERNAL.value, {}
 
 
-def _rpc(fn):
-    name = fn.__name__
+def _refuse(exc: BaseException, lang: str) -> Refused:
+    code, params = _failure(exc)
+    if code == RoomCode.INTERNAL.value:
+        log.error("rpc_failed", error=type(exc).__name__)
+    return Refused(code, to_status(code, params, lang))
 
-    async def call(self, request, context):
-        started = time.perf_counter()
-        code = "OK"
-        room_id = limits.loggable_room_id(getattr(request, "room_id", "") or "")
-        with structlog.contextvars.bound_contextvars(room_id=room_id, rpc=name):
-            try:
-                return await fn(self, request, context)
-            except grpc.aio.AbortError:
-                code = "ABORTED"  # already answered by a helper (e.g. a bad session token)
-                raise
-            except (RoomError, RuleViolation, KafkaError, Exception) as exc:
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
-                code, params = _failure(exc)
-                if code == RoomCode.INTERNAL.value:
-                    log.error("rpc_failed", error=type(exc).__name__)
-                await _abort(context, code, params)
-            finally:
-                log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
 
-    call.__name__ = name
-    return call
+def _bind(request) -> dict:
+    return {"room_id": limits.loggable_room_id(getattr(request, "room_id", "") or "")}
+
+
+_rpc = rpc(log, refuse=_refuse, bind=_bind)
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
