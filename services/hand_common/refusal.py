@@ -11,13 +11,17 @@ makes their status.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 import grpc
 
+from hand_engine import Code
+
+from .rule_messages import message
 from .status import pack
 
-__all__ = ["DOOR_MESSAGES", "Refusal", "refusal_status"]
+__all__ = ["DOOR_MESSAGES", "Refusal", "refusal_message", "refusal_status"]
 
 #: code → (gRPC status, {language: message}); messages name no request value.
 DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
@@ -51,3 +55,22 @@ def refusal_status(refusal: Refusal, lang: str) -> grpc.Status:
     """The status of a door refusal in ``lang``."""
     grpc_code, messages = DOOR_MESSAGES.get(refusal.code, DOOR_MESSAGES["INVALID_ARGUMENT"])
     return pack(grpc_code, refusal.code, messages.get(lang, messages["en"]), refusal.params)
+
+
+def refusal_message(catalogue: Mapping[str, Mapping[str, str]], code: str,
+                    params: Mapping[str, object], lang: str) -> str:
+    """The text of a refusal: an engine code's from the rules' catalogue, a door code's
+    from ``DOOR_MESSAGES``, any other from the service's ``catalogue`` ({code: {lang:
+    template}}, ``INTERNAL`` for an unknown code) with its ``{params}`` filled in
+    (without them, the sentence before its parenthesis)."""
+    if code in Code.__members__:
+        return message(Code[code], params, lang)
+    if code in DOOR_MESSAGES and code not in catalogue:
+        messages = DOOR_MESSAGES[code][1]
+        return messages.get(lang, messages["en"])
+    entry = catalogue.get(code) or catalogue["INTERNAL"]
+    template = entry.get(lang, entry["en"])
+    try:
+        return template.format_map({k: str(v) for k, v in params.items()})
+    except (KeyError, ValueError):
+        return template.split(" (")[0].rstrip(".") + "."

@@ -9,7 +9,7 @@ packed in an ``Any`` (proto/hand/v1/errors.proto).
 - ``pack`` / ``from_status``: a ``RuleError`` into a ``grpc.Status`` and back;
 - ``rule_status``: an engine ``RuleViolation`` (``INVALID_ARGUMENT`` for
   malformed input, ``FAILED_PRECONDITION`` for a move the rules refuse);
-- ``service_text``: a service's own message catalogue ({code: {lang: template}}).
+- ``hand_common.refusal.refusal_message``: the text of any refusal.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from .rule_messages import message, shown_params
 
 __all__ = [
     "MALFORMED", "error_code", "from_status", "pack", "pack_detail", "refusal_error", "rule_error",
-    "rule_status", "service_text", "status_code",
+    "rule_status", "status_code",
 ]
 
 MALFORMED = frozenset({
@@ -81,18 +81,6 @@ def rule_error(exc: RuleViolation, lang: str = DEFAULT_LANGUAGE) -> errors_pb2.R
 def rule_status(exc: RuleViolation, lang: str = DEFAULT_LANGUAGE) -> grpc.Status:
     """The status of an engine ``RuleViolation``."""
     return pack_detail(status_code(exc.code), rule_error(exc, lang))
-
-
-def service_text(catalogue: Mapping[str, Mapping[str, str]], code: str,
-                 params: Mapping[str, object], lang: str) -> str:
-    """``code``'s message from a service catalogue (``INTERNAL`` for an unknown code),
-    its ``{params}`` filled in; without them, the sentence before its parenthesis."""
-    entry = catalogue.get(code) or catalogue["INTERNAL"]
-    template = entry.get(lang, entry["en"])
-    try:
-        return template.format_map({k: str(v) for k, v in params.items()})
-    except (KeyError, ValueError):
-        return template.split(" (")[0].rstrip(".") + "."
 
 
 def from_status(status: status_pb2.Status | None) -> errors_pb2.RuleError | None:

@@ -6,10 +6,8 @@ from typing import Any
 
 import grpc
 
-from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_status
-from hand_common.rule_messages import message as rule_message
-from hand_common.status import pack, service_text
-from hand_engine import Code
+from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_message, refusal_status
+from hand_common.status import pack
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
@@ -45,9 +43,7 @@ class LedgerError(Exception):
 
 def text(error: LedgerError, lang: str) -> str:
     """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
-    if error.code not in MESSAGES and error.code in Code.__members__:
-        return rule_message(Code[error.code], error.params, lang)
-    return service_text(MESSAGES, error.code, error.params, lang)
+    return refusal_message(MESSAGES, error.code, error.params, lang)
 
 
 def to_status(error: LedgerError, lang: str) -> grpc.Status:

@@ -5,9 +5,8 @@ from __future__ import annotations
 import grpc
 
 from hand.v1 import errors_pb2
-from hand_common.refusal import DOOR_MESSAGES
-from hand_common.rule_messages import message as rule_message
-from hand_common.status import pack_detail, refusal_error, service_text, status_code
+from hand_common.refusal import DOOR_MESSAGES, refusal_message
+from hand_common.status import pack_detail, refusal_error, status_code
 from hand_engine import Code
 
 from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
@@ -62,12 +61,7 @@ def grpc_code(code: str) -> grpc.StatusCode:
 
 
 def text(code: str, params: dict, lang: str) -> str:
-    if code in Code.__members__:
-        return rule_message(Code[code], params, lang)
-    if code in DOOR_MESSAGES and code not in ROOM_MESSAGES:
-        messages = DOOR_MESSAGES[code][1]
-        return messages.get(lang, messages["en"])
-    return service_text(ROOM_MESSAGES, code, params, lang)
+    return refusal_message(ROOM_MESSAGES, code, params, lang)
 
 
 def rule_error(code: str, params: dict, lang: str) -> errors_pb2.RuleError:
