@@ -20,7 +20,7 @@ from hand_room.domain import token_hash
 
 from . import reads, wire
 from .replay import check
-from .replays import Replays
+from .replay_cache import Replays
 from .status import LedgerError, to_status
 from .store import LedgerStore
 

@@ -133,7 +133,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise RoomError(reply.code, "", **reply.params)
         return reply
 
-    async def _after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
+    async def _info_after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
         min_seq = reply.seqs[-1] + 1 if reply.seqs else None
         return room_info(await self._room(room_id, min_seq=min_seq), seat)
 
@@ -164,7 +164,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,
                           token_hash=token_hash(token))
         reply = await self._call(Command(room_id, body))
-        return pb.CreateRoomResponse(room=await self._after(room_id, reply, 0), seat=0, seat_token=token)
+        return pb.CreateRoomResponse(room=await self._info_after(room_id, reply, 0), seat=0, seat_token=token)
 
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
@@ -202,14 +202,14 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         token = secrets.token_urlsafe(24)
         wanted = request.seat if request.HasField("seat") else None
         reply = await self._call(Command(room_id, JoinRoom(name, player_id, token_hash(token), wanted)))
-        return pb.JoinRoomResponse(room=await self._after(room_id, reply, reply.seat), seat=reply.seat,
+        return pb.JoinRoomResponse(room=await self._info_after(room_id, reply, reply.seat), seat=reply.seat,
                                    seat_token=token)
 
     @_rpc
     async def LeaveRoom(self, request: pb.LeaveRoomRequest, context) -> pb.LeaveRoomResponse:
         _, seat = await self._seat(request.room_id, request.seat_token)
         reply = await self._call(Command(request.room_id, LeaveRoom(), seat=seat))
-        return pb.LeaveRoomResponse(room=await self._after(request.room_id, reply, None))
+        return pb.LeaveRoomResponse(room=await self._info_after(request.room_id, reply, None))
 
     @_rpc
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context) -> pb.FillWithBotsResponse:
@@ -218,14 +218,14 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if request.level and request.level not in LEVEL_NAMES:
             raise limits.invalid("level", "unknown bot level", allowed=",".join(LEVEL_NAMES.values()))
         reply = await self._call(Command(request.room_id, FillWithBots(level), seat=seat))
-        return pb.FillWithBotsResponse(room=await self._after(request.room_id, reply, seat))
+        return pb.FillWithBotsResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:
         _, seat = await self._seat(request.room_id, request.seat_token)
         seed = request.seed if request.HasField("seed") else None
         reply = await self._call(Command(request.room_id, StartMatch(seed), seat=seat))
-        return pb.StartMatchResponse(room=await self._after(request.room_id, reply, seat))
+        return pb.StartMatchResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
     async def Act(self, request: pb.ActRequest, context) -> pb.ActResponse:
