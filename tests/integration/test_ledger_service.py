@@ -30,7 +30,8 @@ from hand_ledger.server import LedgerServer
 from hand_room.domain import MoveMade, RoundDealt, encode, for_seat, to_proto
 from hand_rules.convert import cards_out, state_to_proto, view_to_proto
 from hand_common.status import from_status
-from tests.ledger_support import play_match, scenario_runs, seat_token  # noqa: F401 - fixture
+from hand_sim.matches import play_match, seat_token
+from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 
 AR = (("accept-language", "ar"),)
 

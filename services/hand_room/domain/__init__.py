@@ -7,13 +7,18 @@
 - ``codec``: events ⇔ ``hand.v1.RoomEvent`` (store, topics, Watch, replays);
 - ``audience``: what each reader may see of an event;
 - ``info``: a room's public description (``hand.v1.RoomInfo``);
-- ``commands`` / ``command_codec``: what a room is asked to do, and its wire form.
+- ``commands`` / ``command_codec``: what a room is asked to do, and its wire form;
+- ``decide``: a command against a room → its events (or a ``RoomError`` refusal).
 
 The ledger and the bot service read rooms through this package only.
 """
 
 from .command_codec import encode_command
-from .commands import BotTurn, Command
+from .commands import (
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
+)
+from .decide import Decision, decide
+from .errors import RoomCode, RoomError
 from .audience import complete, for_seat, private
 from .codec import LEVEL_NAMES, MalformedEvent, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
 from .events import (
@@ -26,10 +31,11 @@ from .info import room_info
 from .room import Room, SeatSlot, token_hash
 
 __all__ = [
-    "BotTurn", "Command", "encode_command",
-    "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MalformedEvent", "MatchEnded", "MatchStarted", "MoveMade",
-    "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
-    "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
-    "decode", "encode", "evolve", "for_seat", "from_proto", "kind_of", "level_to_proto", "private",
-    "room_info", "standing_to_proto", "to_proto", "token_hash",
+    "AWAY_REASONS", "Act", "BOT_LEVELS", "BotTurn", "Command", "CreateRoom", "Decision",
+    "FillWithBots", "JoinRoom", "KINDS", "LEVEL_NAMES", "LeaveRoom", "MalformedEvent", "MatchEnded",
+    "MatchStarted", "MoveMade", "Presence", "Recorded", "Room", "RoomCode", "RoomCreated",
+    "RoomError", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway", "SeatBack", "SeatConnected",
+    "SeatLeft", "SeatSlot", "SeatTaken", "StartMatch", "TurnTimedOut", "TurnTimeout", "complete",
+    "decide", "decode", "encode", "encode_command", "evolve", "for_seat", "from_proto", "kind_of",
+    "level_to_proto", "private", "room_info", "standing_to_proto", "to_proto", "token_hash"
 ]
