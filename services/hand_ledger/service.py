@@ -18,7 +18,7 @@ from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_room.domain import token_hash
 
-from . import reads, wire
+from . import grpc_messages, reads
 from .replay import check
 from .replay_cache import Replays
 from .status import LedgerError, to_status
@@ -61,14 +61,14 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetScoreSheet(self, request: pb.GetScoreSheetRequest, context) -> pb.GetScoreSheetResponse:
-        return pb.GetScoreSheetResponse(sheet=wire.sheet_to_proto(await self._sheet(request.room_id)))
+        return pb.GetScoreSheetResponse(sheet=grpc_messages.sheet_to_proto(await self._sheet(request.room_id)))
 
     @_rpc
     async def GetMatchResult(self, request: pb.GetMatchResultRequest, context) -> pb.GetMatchResultResponse:
         sheet = await self._sheet(request.room_id)
         async with self.store.read() as conn:
             outcome = await reads.load_outcome(conn, request.room_id)
-        return pb.GetMatchResultResponse(result=wire.match_to_proto(request.room_id, sheet, outcome))
+        return pb.GetMatchResultResponse(result=grpc_messages.match_to_proto(request.room_id, sheet, outcome))
 
     @_rpc
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
@@ -79,7 +79,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
             stats = await reads.load_player(conn, player_id)
         if stats is None:
             raise LedgerError("PLAYER_NOT_FOUND", "no such player")
-        return pb.GetPlayerStatsResponse(stats=wire.stats_to_proto(stats))
+        return pb.GetPlayerStatsResponse(stats=grpc_messages.stats_to_proto(stats))
 
     async def _me(self, context: grpc.aio.ServicerContext) -> str:
         """The signed-in caller's player id, from the session token (never the request)."""
@@ -96,7 +96,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
                                            min_matches=request.min_matches)
         out = pb.GetLeaderboardResponse()
         for i, stats in enumerate(rows[:size]):
-            out.entries.add(rank=offset + i + 1, stats=wire.stats_to_proto(stats))
+            out.entries.add(rank=offset + i + 1, stats=grpc_messages.stats_to_proto(stats))
         if len(rows) > size:
             out.next_page_token = pagetoken.encode(offset + size, scope=LEADERBOARD)
         return out
@@ -130,7 +130,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         if request.from_seq > step:
             raise LedgerError("INVALID_ARGUMENT", "from_seq must be at most step", field="from_seq",
                               max=step)
-        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
+        return grpc_messages.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
 
     @_rpc
     async def CheckReplay(self, request: pb.CheckReplayRequest, context) -> pb.CheckReplayResponse:
@@ -141,4 +141,4 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
             raise LedgerError("REPLAY_BROKEN", str(exc)) from None
         if not archived:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
-        return wire.check_to_proto(await asyncio.to_thread(check, archived))
+        return grpc_messages.check_to_proto(await asyncio.to_thread(check, archived))

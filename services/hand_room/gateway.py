@@ -42,7 +42,7 @@ from .kafka_messages import Reply
 from .owner import RoomOwner
 from .repository import RoomRepository
 from .status import to_status
-from .wire import event_message, room_info, snapshot_message
+from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
