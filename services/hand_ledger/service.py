@@ -29,11 +29,7 @@ LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
 def _refuse(exc: BaseException, lang: str) -> Refused | None:
-    if isinstance(exc, Refusal):
-        exc = LedgerError(exc.code, exc.detail, **exc.params)
-    if isinstance(exc, LedgerError):
-        return Refused(exc.code, to_status(exc, lang))
-    return None
+    return Refused(exc.code, to_status(exc, lang)) if isinstance(exc, Refusal) else None
 
 
 _rpc = rpc(log, refuse=_refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import grpc
 
@@ -33,22 +32,18 @@ MESSAGES = {
 }
 
 
-class LedgerError(Exception):
+class LedgerError(Refusal):
     """A refused ledger request; ``code`` is an ``ErrorCode`` name without its prefix."""
 
-    def __init__(self, code: str, detail: str = "", **params: Any) -> None:
-        super().__init__(f"{code}: {detail}")
-        self.code, self.detail, self.params = code, detail, params
 
-
-def text(error: LedgerError, lang: str) -> str:
+def text(error: Refusal, lang: str) -> str:
     """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
     return refusal_message(MESSAGES, error.code, error.params, lang)
 
 
-def to_status(error: LedgerError, lang: str) -> grpc.Status:
+def to_status(error: Refusal, lang: str) -> grpc.Status:
     if error.code in DOOR_MESSAGES:  # LIMIT_EXCEEDED, UNAUTHENTICATED, SESSION_EXPIRED, ...
-        return refusal_status(Refusal(error.code, error.detail, **error.params), lang)
+        return refusal_status(error, lang)
     msg = text(error, lang)
     code = GRPC_CODES.get(error.code, grpc.StatusCode.FAILED_PRECONDITION)
     return pack(code, error.code, msg, error.params)

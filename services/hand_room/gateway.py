@@ -59,12 +59,10 @@ async def _abort(context, code: str, params: dict | None = None) -> None:
 
 def _failure(exc: BaseException) -> tuple[str, dict]:
     """A refusal's code and params for any exception a handler raised."""
-    if isinstance(exc, RoomError):
+    if isinstance(exc, Refusal):  # RoomError too
         return exc.code, exc.params
     if isinstance(exc, RuleViolation):
         return exc.code.value, exc.params
-    if isinstance(exc, Refusal):
-        return exc.code, exc.params
     if isinstance(exc, KafkaError):
         return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
     return RoomCode.INTERNAL.value, {}
