@@ -339,6 +339,12 @@ class GrpcServerConfig:
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
         return f"{host}:{self.port}"
 
+    def dial_target(self, port: int) -> str:
+        """Where a client on this machine dials the server bound on ``port`` (a wildcard
+        host becomes loopback; IPv6 hosts bracketed)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]"}.get(self.host)
+        return f"{host}:{port}" if host else dataclasses.replace(self, port=port).address
+
     def channel_options(self) -> list[tuple[str, int]]:
         """gRPC options that apply the message size limit to a server or channel."""
         return [

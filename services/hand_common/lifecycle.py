@@ -1,0 +1,36 @@
+"""How every service process runs: start, serve until SIGTERM or SIGINT, stop gracefully."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from typing import Any
+
+import structlog
+
+__all__ = ["serve_until_signalled"]
+
+
+async def serve_until_signalled(server: Any, name: str, announce: str = "") -> None:
+    """Start ``server`` (``start()``/``stop()``), serve until SIGTERM/SIGINT, stop it.
+
+    A start that fails (a port taken, a session key that does not parse:
+    ``OSError``, ``ValueError``) is logged as ``cannot start`` by logger
+    ``name`` and exits with status 1. ``announce``: print ``"<announce>
+    listening on <server.target>"`` once serving (what scripts wait for).
+    """
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        await server.start()
+    except (OSError, ValueError) as error:
+        structlog.get_logger(name).error("cannot start", error=str(error))
+        raise SystemExit(1) from None
+    if announce:
+        print(f"{announce} listening on {server.target}", flush=True)
+    try:
+        await stop.wait()
+    finally:
+        await server.stop()
