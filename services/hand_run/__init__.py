@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig
 from hand_infra.broker import TansuBroker
@@ -76,6 +76,20 @@ class Broker:
             await self._tansu.stop()
 
 
+class _Served:
+    """A component that runs one ``server`` (made by its ``start``)."""
+
+    server: Any = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
 class Rules(RulesServer):
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         config = RulesConfig.from_env(environ)
@@ -87,7 +101,7 @@ class Rules(RulesServer):
         self.stack.rules_target = self.target
 
 
-class Room:
+class Room(_Served):
     """One room-service instance; its owner runs the engine in-process (set
     HAND_RULES_ADDRESS to make it call a rules service instead)."""
 
@@ -97,21 +111,12 @@ class Room:
         self.config = RoomConfig.from_env(environ)
         self.store_url = eventstore_url(environ)
         self.stack = stack
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_room.server import RoomServer
 
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
 
 class Bots:
@@ -136,7 +141,7 @@ class Bots:
             await self.service.stop()
 
 
-class Ledger:
+class Ledger(_Served):
     """One scoring-ledger replica, consuming the room events of the broker above."""
 
     name = "ledger"
@@ -144,11 +149,6 @@ class Ledger:
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = LedgerConfig.from_env(environ)
         self.stack = stack
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_ledger.server import LedgerServer
@@ -156,33 +156,20 @@ class Ledger:
         self.server = LedgerServer(self.config, self.stack.kafka)
         await self.server.start()
 
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
-
-class Auth:
+class Auth(_Served):
     """The auth service (player identity), signing with the development key under var/."""
 
     name = "auth"
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = AuthConfig.from_env(environ)
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_auth.server import AuthServer
 
         self.server = AuthServer(self.config)
         await self.server.start()
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
 
 #: Factories (environment, shared stack → component), in start order.
