@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint test test-fast soak soak-bots fuzz run bench clean web chromium test-web
+.PHONY: help venv proto proto-release lint imports test test-fast soak soak-bots fuzz run bench clean web chromium test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -56,7 +56,10 @@ proto-release: $(NODE_STAMP) ## cut the released contract image (only at a relea
 	mkdir -p $(dir $(RELEASE_IMAGE))
 	npx --no-install buf build proto -o $(RELEASE_IMAGE)
 
-test: $(GEN_STAMP) lint web chromium ## the whole test suite (CI runs this)
+imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contracts in pyproject.toml)
+	$(VENV)/bin/lint-imports
+
+test: $(GEN_STAMP) lint imports web chromium ## the whole test suite (CI runs this)
 	$(PY) -m pytest -q -n 2 tests
 
 test-fast: $(GEN_STAMP) ## unit + property tests only

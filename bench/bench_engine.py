@@ -47,7 +47,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT):
+for _p in (ROOT / "services",):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
@@ -55,7 +55,7 @@ from hand_engine import (  # noqa: E402
     MODES, PRESETS, Discard, DrawStock, LayMelds, MeldSpec, RoundState, apply, format_cards,
     parse_cards, random_step, resolve, start_round, suggest,
 )
-from tests.builders import build  # noqa: E402
+from hand_sim.positions import build  # noqa: E402
 
 SUGGEST_GOAL_MS = 20.0
 PLAYERS = 4

@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT / "gen", ROOT):
+for _p in (ROOT / "services", ROOT / "gen"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
@@ -58,7 +58,7 @@ from hand_ledger.ordering import Delivered  # noqa: E402
 from hand_ledger.replay import check, fold  # noqa: E402
 from hand_ledger.store import LedgerStore  # noqa: E402
 from hand_room.domain import MoveMade, Recorded, decode, evolve  # noqa: E402
-from tests.ledger_support import play_match  # noqa: E402
+from hand_sim.matches import play_match  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"
 raw_meta = MetaData()

@@ -32,7 +32,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import grpc  # noqa: E402
 
-import bench_rooms as br  # noqa: E402
+from roomload.clients import BenchRoom, Tally, create_room  # noqa: E402
+from roomload.measure import cpu_s, progress  # noqa: E402
+from roomload.processes import Service, Tansu  # noqa: E402
+from roomload.stack import PARTITIONS  # noqa: E402
 from hand.v1 import room_service_pb2_grpc as pb_grpc  # noqa: E402
 from hand_infra.settings import KafkaSettings  # noqa: E402
 from hand_infra.topics import ensure_topics  # noqa: E402
@@ -49,20 +52,20 @@ def percentile(values: list[float], q: float) -> float:
 
 async def run(instances: int, rooms: int, warmup: float, window: float, pace: float) -> dict:
     tmp = Path(tempfile.mkdtemp(prefix="bench-scaleout-"))
-    broker = br.Tansu()
+    broker = Tansu()
     await broker.start()
-    kafka = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=br.PARTITIONS)
+    kafka = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=PARTITIONS)
     await ensure_topics(kafka)
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
            "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": "info", "HAND_SHUTDOWN_GRACE_S": "1",
            "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0", "HAND_RATE_PLAYER_PER_S": "0",
            "HAND_STREAMS_PER_PLAYER": "0", "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key"),
-           "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap_servers, "HAND_KAFKA_PARTITIONS": str(br.PARTITIONS),
+           "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap_servers, "HAND_KAFKA_PARTITIONS": str(PARTITIONS),
            "HAND_EVENTSTORE_URL": f"sqlite:///{tmp / 'events.db'}", "HAND_ROOM_GROUP": f"so-{uuid.uuid4().hex[:8]}",
            "HAND_ROOM_HOST": "127.0.0.1", "HAND_ROOM_PORT": "0"}
     services = []
     for i in range(instances):
-        services.append(br.Service(f"room{i}", [sys.executable, "-m", "hand_room"], env, tmp,
+        services.append(Service(f"room{i}", [sys.executable, "-m", "hand_room"], env, tmp,
                                    r"room service listening on (\S+)"))
         await services[-1].ready()
     await asyncio.sleep(8)  # the group settles: every instance holds its partitions
@@ -70,18 +73,18 @@ async def run(instances: int, rooms: int, warmup: float, window: float, pace: fl
     stubs = [pb_grpc.RoomServiceStub(c) for c in channels]
     sem = asyncio.Semaphore(16)
 
-    async def make(i: int) -> br.BenchRoom:
+    async def make(i: int) -> BenchRoom:
         async with sem:
-            return await br.create_room(stubs, i)
+            return await create_room(stubs, i)
 
     bench_rooms = await asyncio.gather(*(make(i) for i in range(rooms)))
     for r in bench_rooms:  # each seat watches through its own instance
         await r.watch()
-    tally = br.Tally()
+    tally = Tally()
     stop_at = time.perf_counter() + warmup + window
     measure_from = time.perf_counter() + warmup
 
-    async def human(room: br.BenchRoom) -> None:
+    async def human(room: BenchRoom) -> None:
         rng = random.Random(room.room_id)
         await asyncio.sleep(rng.uniform(0, pace))
         while time.perf_counter() < stop_at:
@@ -89,14 +92,14 @@ async def run(instances: int, rooms: int, warmup: float, window: float, pace: fl
                 return
             await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))
 
-    cpu0 = {s.name: br.cpu_s(s.pid) for s in services}
+    cpu0 = {s.name: cpu_s(s.pid) for s in services}
     t_cpu = None
     runners = [asyncio.create_task(human(r)) for r in bench_rooms]
     await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu0 = {s.name: br.cpu_s(s.pid) for s in services}
+    cpu0 = {s.name: cpu_s(s.pid) for s in services}
     t_cpu = time.perf_counter()
     await asyncio.gather(*runners)
-    cpu1 = {s.name: br.cpu_s(s.pid) for s in services}
+    cpu1 = {s.name: cpu_s(s.pid) for s in services}
     span = time.perf_counter() - t_cpu
     samples = [s for s in tally.samples if s.t0 >= measure_from]
     for r in bench_rooms:
@@ -149,9 +152,9 @@ async def main(argv: list[str] | None = None) -> None:
     a = p.parse_args(argv)
     results = []
     for n in a.instances:
-        br.progress(f"scale-out: {n} instance(s), {a.rooms} rooms")
+        progress(f"scale-out: {n} instance(s), {a.rooms} rooms")
         results.append(await run(n, a.rooms, a.warmup, a.window, a.pace))
-        br.progress(f"  {results[-1]['actions_per_s']:.0f} act/s, p99 {results[-1]['seen_p99_ms']:.0f} ms")
+        progress(f"  {results[-1]['actions_per_s']:.0f} act/s, p99 {results[-1]['seen_p99_ms']:.0f} ms")
     a.json.parent.mkdir(parents=True, exist_ok=True)
     a.json.write_text(json.dumps(results, indent=2))
     print(markdown(results))

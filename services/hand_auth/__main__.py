@@ -7,11 +7,9 @@ development key file (``HAND_AUTH_DEV_KEY_FILE``, under ``var/``).
 from __future__ import annotations
 
 import asyncio
-import signal
-
-import structlog
 
 from hand_common.config import AuthConfig, load_or_exit
+from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
 
 from .server import AuthServer
@@ -19,20 +17,7 @@ from .server import AuthServer
 
 async def serve(config: AuthConfig) -> None:
     server = AuthServer(config)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await server.start()
-    except (OSError, ValueError) as error:
-        structlog.get_logger("hand_auth").error("cannot start", error=str(error))
-        raise SystemExit(1) from None
-    print(f"auth service listening on {server.target}", flush=True)
-    try:
-        await stop.wait()
-    finally:
-        await server.stop()
+    await serve_until_signalled(server, "hand_auth", announce="auth service")
 
 
 def main() -> None:

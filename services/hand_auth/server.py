@@ -41,8 +41,7 @@ class AuthServer:
 
     @property
     def target(self) -> str:
-        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.config.server.host, self.config.server.host)
-        return f"{host}:{self.port}"
+        return self.config.server.dial_target(self.port)
 
     async def start(self) -> None:
         identity = self.config.identity

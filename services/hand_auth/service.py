@@ -3,17 +3,15 @@
 from __future__ import annotations
 
 import re
-import time
 from datetime import datetime
 
-import grpc
 import structlog
 
 from hand.v1 import auth_service_pb2 as pb
 from hand.v1 import auth_service_pb2_grpc as pb_grpc
-from hand_common.door import abort_refusal
 from hand_common.identity import Verifier
-from hand_common.refusal import Refusal
+from hand_common.refusal import Refusal, refusal_status
+from hand_common.rpc import Refused, rpc
 
 from .store import AuthStore, PlayerRecord
 from .tokens import Signer
@@ -43,22 +41,11 @@ def _name(name: str) -> str:
     return name
 
 
-def _rpc(fn):
-    name = fn.__name__
+def _refuse(exc: BaseException, lang: str) -> Refused | None:
+    return Refused(exc.code, refusal_status(exc, lang)) if isinstance(exc, Refusal) else None
 
-    async def call(self, request, context: grpc.aio.ServicerContext):
-        started, code = time.perf_counter(), "OK"
-        try:
-            return await fn(self, request, context)
-        except Refusal as refusal:
-            code = refusal.code
-            await abort_refusal(context, refusal)
-        finally:
-            log.info("rpc", rpc=name, code=code,
-                     duration_ms=round((time.perf_counter() - started) * 1000, 2))
 
-    call.__name__ = name
-    return call
+_rpc = rpc(log, refuse=_refuse)
 
 
 class AuthService(pb_grpc.AuthServiceServicer):

@@ -5,17 +5,14 @@ from __future__ import annotations
 import hashlib
 import secrets
 import uuid
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.refusal import Refusal
-from hand_infra._schema import SQLITE_BEGIN, make_engine
+from hand_infra.sqlstore import SqlStore
 
 from ._schema import devices, metadata, players, refresh_tokens
 
@@ -38,27 +35,15 @@ class PlayerRecord:
     created_at: datetime
 
 
-class AuthStore:
+class AuthStore(SqlStore):
     """Players and refresh tokens; every write is one transaction."""
 
-    def __init__(self, url: str) -> None:
-        self.engine = make_engine(url)
-
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        """A write transaction; on SQLite ``BEGIN IMMEDIATE``, so concurrent sign-ins wait for
-        the lock (busy timeout) instead of failing with "database is locked" on upgrade."""
-        async with self.engine.connect() as conn:
-            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            async with conn.begin():
-                yield conn
+    what = "auth store"
 
     async def start(self) -> None:
+        self.connect()
         async with self._write() as conn:
             await conn.run_sync(metadata.create_all)
-
-    async def close(self) -> None:
-        await self.engine.dispose()
 
     async def player(self, player_id: str) -> PlayerRecord | None:
         async with self.engine.connect() as conn:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from hand_engine import Options, apply, start_round
-from hand_engine.perspective import perspective
-from hand_engine.state import RoundResult, RoundState
+from hand_engine import perspective
+from hand_engine import RoundResult, RoundState
 
 from .policy import decide
 

@@ -11,9 +11,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from hand_engine.cards import hand_total, hand_value, is_joker
-from hand_engine.search import Candidate, candidates, max_value
-from hand_engine.state import RoundState
+from hand_engine import hand_total, hand_value, is_joker
+from hand_engine import Candidate, candidates, max_value
+from hand_engine import RoundState
 
 from .knowledge import Knowledge, feeds, pair_completions, pair_outs
 

@@ -11,10 +11,10 @@ opening), and it is still early in the round.
 
 from __future__ import annotations
 
-from hand_engine.cards import is_joker
-from hand_engine.rules import threshold
-from hand_engine.search import Candidate
-from hand_engine.state import RoundState
+from hand_engine import is_joker
+from hand_engine import threshold
+from hand_engine import Candidate
+from hand_engine import RoundState
 
 from .hand_eval import Partition, by_cover, left_after
 from .knowledge import JOKER, Knowledge, kind

@@ -16,9 +16,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hand_engine import RuleViolation
-from hand_engine.cards import is_joker
-from hand_engine.melds import lay_off
-from hand_engine.state import RoundState
+from hand_engine import is_joker
+from hand_engine import lay_off
+from hand_engine import RoundState
 
 JOKER = 104
 

@@ -21,10 +21,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import combinations
 
-from hand_engine.cards import hand_total, hand_value, is_joker, rank_of, suit_of
-from hand_engine.rules import threshold
-from hand_engine.search import Candidate
-from hand_engine.state import RoundState
+from hand_engine import hand_total, hand_value, is_joker, rank_of, suit_of
+from hand_engine import threshold
+from hand_engine import Candidate
+from hand_engine import RoundState
 
 from .hand_eval import Partition
 from .knowledge import JOKER, Knowledge, fits_table, kind, pair_completions

@@ -26,11 +26,11 @@ from hand_engine import (
     Action, Discard, DrawStock, LayMelds, LayOff, MeldSpec, RetrieveJoker, ReturnTake, RuleViolation,
     TakeDiscard, apply, next_auto_action,
 )
-from hand_engine.cards import hand_total, is_joker, rank_of, suit_of
-from hand_engine.feasibility import meeting_submissions
-from hand_engine.rules import going_out_allowed, has_obligation, pending, threshold
-from hand_engine.search import Candidate, find
-from hand_engine.state import RoundState
+from hand_engine import hand_total, is_joker, rank_of, suit_of
+from hand_engine import meeting_submissions
+from hand_engine import going_out_allowed, has_obligation, pending, threshold
+from hand_engine import Candidate, find
+from hand_engine import RoundState
 
 from .hand_eval import (
     DiscardWeights, Partition, by_cover, by_value, discard_scores, left_after, meld_total,

@@ -17,9 +17,9 @@ import random
 from typing import Any
 
 from hand_engine import Action, Discard, DrawStock, RuleViolation, apply, next_auto_action
-from hand_engine.events import TakeReturned
-from hand_engine.perspective import determinize
-from hand_engine.state import RoundState
+from hand_engine import TakeReturned
+from hand_engine import determinize
+from hand_engine import RoundState
 
 from .planner import STYLES, Planner
 from .simple import beginner_step, random_step

@@ -20,8 +20,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from hand.v1 import room_bus_pb2
-from hand_engine.notation import options_to_dict
-from hand_engine.perspective import FORMAT, view_to_json
+from hand_engine import options_to_dict
+from hand_engine import PERSPECTIVE_FORMAT as FORMAT
+from hand_engine import view_to_json
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
 from hand_room.domain import LEVEL_NAMES, BotTurn, Command, encode_command

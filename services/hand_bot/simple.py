@@ -9,11 +9,11 @@ import random
 from hand_engine import (
     Action, Discard, DrawStock, LayMelds, LayOff, MeldSpec, RuleViolation, apply, next_auto_action,
 )
-from hand_engine.cards import hand_value
-from hand_engine.randplay import proposals
-from hand_engine.rules import is_open, threshold
-from hand_engine.search import candidates, max_value
-from hand_engine.state import RoundState
+from hand_engine import hand_value
+from hand_engine import proposals
+from hand_engine import is_open, threshold
+from hand_engine import candidates, max_value
+from hand_engine import RoundState
 
 
 def try_apply(state: RoundState, action: Action) -> RoundState | None:

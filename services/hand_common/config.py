@@ -29,6 +29,7 @@ __all__ = [
     "SERVICES",
     "BotConfig",
     "ConfigError",
+    "EnvReader",
     "EnvVar",
     "GrpcServerConfig",
     "LedgerConfig",
@@ -79,7 +80,7 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_SHUTDOWN_GRACE_S": EnvVar(
             "5", "seconds in-flight calls get to finish after SIGTERM"
         ),
-        # --- broker and stores (read by hand_infra.settings) ---
+        # --- broker and stores (read by hand_infra.settings, through this registry) ---
         "KAFKA_BOOTSTRAP_SERVERS": EnvVar(
             "", "Kafka bootstrap servers; empty: hand_run starts the embedded Tansu broker"
         ),
@@ -236,14 +237,15 @@ SERVICES: Mapping[str, ServiceSpec] = MappingProxyType(
 )
 
 
-class _Reader:
+class EnvReader:
     """Reads registered variables, collecting every problem instead of stopping at the first."""
 
     def __init__(self, environ: Mapping[str, str] | None) -> None:
         self._environ = os.environ if environ is None else environ
         self.problems: list[str] = []
 
-    def _raw(self, name: str) -> str:
+    def raw(self, name: str) -> str:
+        """The variable's value, stripped, or its registered default."""
         default = ENV_VARS[name].default  # KeyError: a variable missing from the registry
         value = self._environ.get(name, "").strip()
         return value or default
@@ -252,13 +254,13 @@ class _Reader:
         self.problems.append(f"{name}={value!r}: expected {expected}")
 
     def text(self, name: str) -> str:
-        value = self._raw(name)
+        value = self.raw(name)
         if any(c.isspace() for c in value):
             self._fail(name, value, "no whitespace")
         return value
 
     def integer(self, name: str, low: int, high: int) -> int:
-        value = self._raw(name)
+        value = self.raw(name)
         try:
             number = int(value, 10)
         except ValueError:
@@ -269,7 +271,7 @@ class _Reader:
         return number
 
     def number(self, name: str, low: float, high: float) -> float:
-        value = self._raw(name)
+        value = self.raw(name)
         try:
             number = float(value)
         except ValueError:
@@ -280,7 +282,7 @@ class _Reader:
         return number
 
     def choice(self, name: str, choices: tuple[str, ...]) -> str:
-        value = self._raw(name).lower()
+        value = self.raw(name).lower()
         if value not in choices:
             self._fail(name, value, "one of " + ", ".join(choices))
             return ENV_VARS[name].default
@@ -299,7 +301,7 @@ class LogConfig:
     level: str = "info"
 
     @classmethod
-    def _read(cls, env: _Reader) -> LogConfig:
+    def _read(cls, env: EnvReader) -> LogConfig:
         return cls(
             format=env.choice("HAND_LOG_FORMAT", LOG_FORMATS),
             level=env.choice("HAND_LOG_LEVEL", LOG_LEVELS),
@@ -307,7 +309,7 @@ class LogConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LogConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls._read(env)
         env.check("logging")
         return config
@@ -327,7 +329,7 @@ class GrpcServerConfig:
     tls_client_ca_file: str = ""
 
     @classmethod
-    def _read(cls, env: _Reader, host_var: str, port_var: str) -> GrpcServerConfig:
+    def _read(cls, env: EnvReader, host_var: str, port_var: str) -> GrpcServerConfig:
         config = cls(
             host=env.text(host_var),
             port=env.integer(port_var, 0, 65535),
@@ -350,6 +352,12 @@ class GrpcServerConfig:
         host = f"[{self.host}]" if ":" in self.host and not self.host.startswith("[") else self.host
         return f"{host}:{self.port}"
 
+    def dial_target(self, port: int) -> str:
+        """Where a client on this machine dials the server bound on ``port`` (a wildcard
+        host becomes loopback; IPv6 hosts bracketed)."""
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]"}.get(self.host)
+        return f"{host}:{port}" if host else dataclasses.replace(self, port=port).address
+
     def channel_options(self) -> list[tuple[str, int]]:
         """gRPC options that apply the message size limit to a server or channel."""
         return [
@@ -371,7 +379,7 @@ class RateLimitConfig:
     tracked_keys: int = 100_000
 
     @classmethod
-    def _read(cls, env: _Reader) -> RateLimitConfig:
+    def _read(cls, env: EnvReader) -> RateLimitConfig:
         return cls(
             player_per_s=env.number("HAND_RATE_PLAYER_PER_S", 0, 1e6),
             player_burst=env.integer("HAND_RATE_PLAYER_BURST", 1, 10**6),
@@ -388,7 +396,7 @@ class RateLimitConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RateLimitConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls._read(env)
         env.check("rate limit")
         return config
@@ -407,8 +415,8 @@ class IdentityConfig:
     signing_key: str = field(default="", repr=False)
 
     @classmethod
-    def _read(cls, env: _Reader, *, signer: bool = False) -> IdentityConfig:
-        keys = tuple(k.strip() for k in env._raw("HAND_AUTH_PUBLIC_KEYS").split(",") if k.strip())
+    def _read(cls, env: EnvReader, *, signer: bool = False) -> IdentityConfig:
+        keys = tuple(k.strip() for k in env.raw("HAND_AUTH_PUBLIC_KEYS").split(",") if k.strip())
         dev = env.text("HAND_AUTH_DEV_KEY_FILE")
         signing = env.text("HAND_AUTH_SIGNING_KEY") if signer else ""
         config = cls(public_keys=keys, dev_key_file="" if dev.lower() == "off" else dev,
@@ -421,7 +429,7 @@ class IdentityConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> IdentityConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls._read(env)
         env.check("identity")
         return config
@@ -438,7 +446,7 @@ class RulesConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RulesConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_RULES_HOST", "HAND_RULES_PORT"),
             log=LogConfig._read(env),
@@ -467,11 +475,11 @@ class RoomConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_ROOM_HOST", "HAND_ROOM_PORT"),
             log=LogConfig._read(env),
-            rules_address=env._raw("HAND_RULES_ADDRESS"),
+            rules_address=env.raw("HAND_RULES_ADDRESS"),
             command_timeout_s=env.number("HAND_ROOM_COMMAND_TIMEOUT_S", 0.1, 600),
             presence_grace_s=env.number("HAND_ROOM_PRESENCE_GRACE_S", 0, 3600),
             away_after_timeouts=env.integer("HAND_ROOM_AWAY_AFTER_TIMEOUTS", 1, 100),
@@ -497,7 +505,7 @@ class LedgerConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_LEDGER_HOST", "HAND_LEDGER_PORT"),
             log=LogConfig._read(env),
@@ -520,7 +528,7 @@ class BotConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> BotConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_BOT_HOST", "HAND_BOT_PORT"),
             log=LogConfig._read(env),
@@ -565,7 +573,7 @@ class EmbeddedBrokerConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbeddedBrokerConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535))
         env.check("embedded broker")
         return config
@@ -585,7 +593,7 @@ class AuthConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> AuthConfig:
-        env = _Reader(environ)
+        env = EnvReader(environ)
         config = cls(
             server=GrpcServerConfig._read(env, "HAND_AUTH_HOST", "HAND_AUTH_PORT"),
             log=LogConfig._read(env),

@@ -5,8 +5,8 @@ code, a stable ``ErrorCode``, the offending field and the limit in
 ``params``, and a message in the caller's language (``accept-language``:
 ``ar`` or ``en``). This module holds the codes that any service can send
 before its own handler runs — malformed bytes, a field over its limit, a bad
-page token, no or a bad session, too many requests — and the one function
-that packs them.
+page token, no or a bad session, too many requests — and the function that
+makes their status.
 """
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from collections.abc import Mapping
 from typing import Any
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
-from grpc_status import rpc_status
 
-from hand.v1 import errors_pb2
+from hand_engine import Code
 
-__all__ = ["DOOR_MESSAGES", "Refusal", "pack", "refusal_status"]
+from .rule_messages import message
+from .status import pack
+
+__all__ = ["DOOR_MESSAGES", "Refusal", "refusal_message", "refusal_status"]
 
 #: code → (gRPC status, {language: message}); messages name no request value.
 DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
@@ -51,20 +51,26 @@ class Refusal(Exception):
         self.code, self.detail, self.params = code, detail, params
 
 
-def pack(grpc_code: grpc.StatusCode, code: str, message: str,
-         params: Mapping[str, object]) -> grpc.Status:
-    """A ``grpc.Status`` with one ``RuleError`` (``code``: an ``ErrorCode`` name sans prefix)."""
-    name = f"ERROR_CODE_{code}"
-    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() else 0
-    detail = errors_pb2.RuleError(code=number, message=message,
-                                  params={k: str(v) for k, v in params.items() if v is not None})
-    packed = any_pb2.Any()
-    packed.Pack(detail)
-    return rpc_status.to_status(
-        status_pb2.Status(code=grpc_code.value[0], message=message, details=[packed]))
-
-
 def refusal_status(refusal: Refusal, lang: str) -> grpc.Status:
     """The status of a door refusal in ``lang``."""
     grpc_code, messages = DOOR_MESSAGES.get(refusal.code, DOOR_MESSAGES["INVALID_ARGUMENT"])
     return pack(grpc_code, refusal.code, messages.get(lang, messages["en"]), refusal.params)
+
+
+def refusal_message(catalogue: Mapping[str, Mapping[str, str]], code: str,
+                    params: Mapping[str, object], lang: str) -> str:
+    """The text of a refusal: an engine code's from the rules' catalogue, a door code's
+    from ``DOOR_MESSAGES``, any other from the service's ``catalogue`` ({code: {lang:
+    template}}, ``INTERNAL`` for an unknown code) with its ``{params}`` filled in
+    (without them, the sentence before its parenthesis)."""
+    if code in Code.__members__:
+        return message(Code[code], params, lang)
+    if code in DOOR_MESSAGES and code not in catalogue:
+        messages = DOOR_MESSAGES[code][1]
+        return messages.get(lang, messages["en"])
+    entry = catalogue.get(code) or catalogue["INTERNAL"]
+    template = entry.get(lang, entry["en"])
+    try:
+        return template.format_map({k: str(v) for k, v in params.items()})
+    except (KeyError, ValueError):
+        return template.split(" (")[0].rstrip(".") + "."

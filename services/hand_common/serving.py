@@ -10,12 +10,11 @@ rate limiter out (tests and benchmarks that build a server directly).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import grpc
 
-from .config import GrpcServerConfig, RateLimitConfig
+from .config import EnvReader, GrpcServerConfig, RateLimitConfig
 from .door import DoorInterceptor
 from .identity import Verifier
 from .ratelimit import RateLimitInterceptor
@@ -52,11 +51,11 @@ def channel_credentials(environ: dict[str, str] | None = None) -> grpc.ChannelCr
     """Credentials for dialing another Hand service: None (plaintext) unless
     ``HAND_TLS_CA_FILE`` is set; with ``HAND_TLS_CERT_FILE``/``HAND_TLS_KEY_FILE`` the
     service also presents its own certificate (for servers that require mTLS)."""
-    env = os.environ if environ is None else environ
-    ca = env.get("HAND_TLS_CA_FILE", "").strip()
+    env = EnvReader(environ)
+    ca = env.raw("HAND_TLS_CA_FILE")
     if not ca:
         return None
-    cert, key = env.get("HAND_TLS_CERT_FILE", "").strip(), env.get("HAND_TLS_KEY_FILE", "").strip()
+    cert, key = env.raw("HAND_TLS_CERT_FILE"), env.raw("HAND_TLS_KEY_FILE")
     return grpc.ssl_channel_credentials(
         root_certificates=Path(ca).read_bytes(),
         private_key=Path(key).read_bytes() if key else None,

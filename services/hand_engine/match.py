@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from .deal import start_round
@@ -19,6 +20,21 @@ class Standing:
     penalty_points: int
 
 
+def units(n: int, partnership: bool) -> tuple[int, ...]:
+    """The scoring units of a match: the seats, or the two teams in partnership."""
+    return (0, 1) if partnership else tuple(range(n))
+
+
+def unit_of(seat: int, partnership: bool) -> int:
+    """The unit a seat scores for: itself, or its team (seat % 2) in partnership."""
+    return seat % 2 if partnership else seat
+
+
+def unit_seats(unit: int, partnership: bool) -> tuple[int, ...]:
+    """The seats of a unit: itself, or a team's two partners (team 0: 0 and 2; 1: 1 and 3)."""
+    return (unit, unit + 2) if partnership else (unit,)
+
+
 @dataclass(frozen=True)
 class MatchState:
     options: Options
@@ -32,14 +48,14 @@ class MatchState:
 
     @property
     def units(self) -> tuple[int, ...]:
-        return (0, 1) if self.options.partnership else tuple(range(self.n))
+        return units(self.n, self.options.partnership)
 
     @property
     def playoff(self) -> bool:
         return len(self.results) >= self.options.rounds and not self.over
 
     def unit_of(self, seat: int) -> int:
-        return seat % 2 if self.options.partnership else seat
+        return unit_of(seat, self.options.partnership)
 
 
 def start_match(options: Options, n: int, seed: int = 0) -> MatchState:
@@ -76,13 +92,42 @@ def running_totals(match: MatchState) -> list[dict[int, int]]:
     return rows
 
 
-def next_round(match: MatchState) -> tuple[RoundState, tuple[Event, ...]]:
-    """Deal the next round (dealer moves one seat; round 1's from the seed)."""
+def next_deal(match: MatchState) -> tuple[int | None, int]:
+    """The next round's dealer and number: the dealer moves one seat on (``None`` for
+    round 1: the seed picks), the number follows the rounds played."""
     if match.over:
         raise refuse(Code.MATCH_OVER, "the match is over")
-    no = len(match.results) + 1
     dealer = None if not match.dealers else (match.dealers[-1] + 1) % match.n
+    return dealer, len(match.results) + 1
+
+
+def next_round(match: MatchState) -> tuple[RoundState, tuple[Event, ...]]:
+    """Deal the next round (see ``next_deal``)."""
+    dealer, no = next_deal(match)
     return start_round(match.options, match.n, seed=match.seed, dealer=dealer, round_no=no)
+
+
+NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED = (
+    "no_tie", "most_outs", "fewer_penalty_points", "still_tied", "playoff", "shared")
+
+
+def break_tie(rule: str, tied: Sequence[int], table: Mapping[int, Standing]) -> tuple[str, tuple[int, ...]]:
+    """A tie for the lowest total broken by the option ``tie_break`` (RULES.md §10): how
+    (``NO_TIE`` … ``SHARED``) and the units left (the winners, or the playoff's contenders)."""
+    left = tuple(tied)
+    if len(left) < 2:
+        return NO_TIE, left
+    if rule == "shared":
+        return SHARED, left
+    if rule != "most_outs":
+        return PLAYOFF, left
+    best = max(table[u].outs for u in left)
+    left = tuple(u for u in left if table[u].outs == best)
+    if len(left) == 1:
+        return MOST_OUTS, left
+    fewest = min(table[u].penalty_points for u in left)
+    left = tuple(u for u in left if table[u].penalty_points == fewest)
+    return (FEWER_PENALTY_POINTS if len(left) == 1 else STILL_TIED), left
 
 
 def record_round(match: MatchState, state: RoundState) -> MatchState:
@@ -97,16 +142,9 @@ def record_round(match: MatchState, state: RoundState) -> MatchState:
     table = {s.unit: s for s in standings(m)}
     pool = m.contenders or m.units
     low = min(table[u].total for u in pool)
-    tied = tuple(u for u in pool if table[u].total == low)
-    if len(tied) == 1:
-        return replace(m, winners=tied, over=True, contenders=())
-    rule = m.options.tie_break
-    if rule == "most_outs":
-        best = max(table[u].outs for u in tied)
-        tied = tuple(u for u in tied if table[u].outs == best)
-        fewest = min(table[u].penalty_points for u in tied)
-        tied = tuple(u for u in tied if table[u].penalty_points == fewest)
-        return replace(m, winners=tied, over=True)
-    if rule == "shared":
-        return replace(m, winners=tied, over=True)
-    return replace(m, contenders=tied)  # playoff: another round
+    how, left = break_tie(m.options.tie_break, [u for u in pool if table[u].total == low], table)
+    if how == NO_TIE:
+        return replace(m, winners=left, over=True, contenders=())
+    if how == PLAYOFF:
+        return replace(m, contenders=left)  # another round
+    return replace(m, winners=left, over=True)

@@ -293,10 +293,6 @@ def retrieve(meld: Meld, joker: int, cards: Sequence[int], options: Options) -> 
     return with_value(out, options)
 
 
-def meld_value(meld: Meld) -> int:
-    return meld.value
-
-
 def try_new_meld(cards: Sequence[int], options: Options) -> Meld | None:
     try:
         return new_meld(cards, options)

@@ -8,7 +8,7 @@ is untouched. RULES.md §3-§8.
 from __future__ import annotations
 
 from collections import Counter
-from ._fast import evolve as replace
+from ._fast import evolve
 from typing import Sequence
 
 from . import melds as M
@@ -50,8 +50,8 @@ def _hand(state: RoundState) -> tuple[int, ...]:
 
 def _set_seat(state: RoundState, seat: int, **changes) -> RoundState:
     seats = list(state.seats)
-    seats[seat] = replace(seats[seat], **changes)
-    return replace(state, seats=tuple(seats))
+    seats[seat] = evolve(seats[seat], **changes)
+    return evolve(state, seats=tuple(seats))
 
 
 def _remove(hand: Sequence[int], cards: Sequence[int]) -> tuple[int, ...]:
@@ -84,7 +84,7 @@ def _count_draw(state: RoundState) -> RoundState:
         return state
     s = state.turn.seat
     state = _set_seat(state, s, draw_turns=state.seats[s].draw_turns + 1)
-    return replace(state, draw_turns=state.draw_turns + 1)
+    return evolve(state, draw_turns=state.draw_turns + 1)
 
 
 def _settle(state: RoundState) -> RoundState:
@@ -94,7 +94,7 @@ def _settle(state: RoundState) -> RoundState:
         return state
     met = obligation_met(state)
     final = t.take_final or (met and state.options.take_return == "until_met")
-    return replace(state, turn=replace(t, take_met=met, take_final=final))
+    return evolve(state, turn=evolve(t, take_met=met, take_final=final))
 
 
 def _after_move(state: RoundState, hand: tuple[int, ...]) -> None:
@@ -121,7 +121,7 @@ def _finish(state: RoundState, events: list[Event]) -> tuple[RoundState, tuple[E
         t.layoffs if state.options.hand_finish == "new_melds_only" else t.foreign
     )
     result = score_round(state, seat, "hand" if hand_finish else "normal")
-    state = replace(state, result=result)
+    state = evolve(state, result=result)
     events.append(RoundEnded(result))
     return state, tuple(events)
 
@@ -142,7 +142,7 @@ def _draw_stock(state: RoundState, action: DrawStock) -> tuple[RoundState, tuple
     card = state.stock[0]
     state = _count_draw(state)
     state = _set_seat(state, t.seat, hand=tuple(sorted((*_hand(state), card))))
-    state = replace(state, stock=state.stock[1:], turn=replace(state.turn, phase="play", drawn=card))
+    state = evolve(state, stock=state.stock[1:], turn=evolve(state.turn, phase="play", drawn=card))
     return state, (StockDrawn(t.seat, card),)
 
 
@@ -161,11 +161,11 @@ def _take(state: RoundState, action: TakeDiscard) -> tuple[RoundState, tuple[Eve
     new = _count_draw(state)
     new = _set_seat(new, t.seat, hand=tuple(sorted((*_hand(new), card))))
     never = state.options.take_return == "never"
-    turn = replace(
+    turn = evolve(
         new.turn, phase="play", taken=card, took=True, take_met=not obliged,
         take_final=never or not obliged,
     )
-    new = replace(new, pile=state.pile[:-1], turn=turn)
+    new = evolve(new, pile=state.pile[:-1], turn=turn)
     if never and obliged and not can_meet(new):
         raise refuse(Code.TAKE_CANNOT_BE_MET, "you could not meet this take's obligation")
     return new, (DiscardTaken(t.seat, card),)
@@ -182,8 +182,8 @@ def _return(state: RoundState, action: ReturnTake | None = None) -> tuple[RoundS
         raise refuse(Code.TAKE_NOT_RETURNABLE, "the taken card has left your hand")
     card = t.taken
     state = _set_seat(state, t.seat, hand=_remove(_hand(state), [card]))
-    turn = replace(t, phase="draw", taken=None, take_met=False, take_final=False, discard_only=False)
-    return replace(state, pile=(*state.pile, card), turn=turn), (TakeReturned(t.seat, card),)
+    turn = evolve(t, phase="draw", taken=None, take_met=False, take_final=False, discard_only=False)
+    return evolve(state, pile=(*state.pile, card), turn=turn), (TakeReturned(t.seat, card),)
 
 
 # ------------------------------------------------------------------ melds
@@ -219,10 +219,10 @@ def _lay_melds(state: RoundState, action: LayMelds) -> tuple[RoundState, tuple[E
         if not hand_ok:
             raise refuse(Code.BELOW_THRESHOLD, f"{total} / {thr}", total=total, threshold=thr)
         discard_only = len(hand) == 1
-    state = replace(state, melds=(*state.melds, *built), next_meld_id=next_id)
+    state = evolve(state, melds=(*state.melds, *built), next_meld_id=next_id)
     state = _set_seat(state, seat, hand=hand, laid_any=True)
-    turn = replace(state.turn, laid=(*t.laid, *(m.id for m in built)), discard_only=discard_only)
-    state = replace(state, turn=turn)
+    turn = evolve(state.turn, laid=(*t.laid, *(m.id for m in built)), discard_only=discard_only)
+    state = evolve(state, turn=turn)
     seat_total = state.seats[seat].opening_total
     if opening:
         state = _open(state, seat, total)
@@ -239,13 +239,13 @@ def _lay_melds(state: RoundState, action: LayMelds) -> tuple[RoundState, tuple[E
 def _record_total(state: RoundState, seat: int, total: int) -> RoundState:
     for s in state.team_of(seat):
         state = _set_seat(state, s, opening_total=total)
-    return replace(state, last_opening_total=total)
+    return evolve(state, last_opening_total=total)
 
 
 def _open(state: RoundState, seat: int, total: int) -> RoundState:
     for s in state.team_of(seat):
         state = _set_seat(state, s, opened=True)
-    state = replace(state, turn=replace(state.turn, opened_now=True))
+    state = evolve(state, turn=evolve(state.turn, opened_now=True))
     return _record_total(state, seat, total)
 
 
@@ -285,10 +285,10 @@ def _retrieve(state: RoundState, action: RetrieveJoker) -> tuple[RoundState, tup
 def _replace_meld(state: RoundState, old: Meld, new: Meld, hand: tuple[int, ...], event: Event):
     t = state.turn
     melds = tuple(new if m.id == old.id else m for m in state.melds)
-    state = replace(state, melds=melds)
+    state = evolve(state, melds=melds)
     state = _set_seat(state, t.seat, hand=hand, laid_any=True)
-    turn = replace(t, layoffs=True, foreign=t.foreign or old.id not in t.laid)
-    state = _settle(replace(state, turn=turn))
+    turn = evolve(t, layoffs=True, foreign=t.foreign or old.id not in t.laid)
+    state = _settle(evolve(state, turn=turn))
     _after_move(state, hand)
     return _finish(state, [event])
 
@@ -312,7 +312,7 @@ def _discard(state: RoundState, action: Discard) -> tuple[RoundState, tuple[Even
     if not rest and not going_out_allowed(state):
         raise refuse(Code.GOING_OUT_FORBIDDEN, "you may not go out on your first turn")
     state = _set_seat(state, t.seat, hand=rest)
-    state = replace(state, pile=(*state.pile, card))
+    state = evolve(state, pile=(*state.pile, card))
     events: list[Event] = [CardDiscarded(t.seat, card)]
     if not rest:
         return _finish(state, events)
@@ -332,7 +332,7 @@ def _next_turn(state: RoundState, events: list[Event]) -> tuple[RoundState, tupl
             return _exhaust(state, events)
         n = state.rebuilds + 1
         order = shuffled(state.seed, tuple(sorted(source)), "rebuild", state.round_no, n)
-        state = replace(
+        state = evolve(
             state, stock=order, pile=keep, rebuilds=n,
             rebuild_orders=(*state.rebuild_orders, order),
         )
@@ -340,7 +340,7 @@ def _next_turn(state: RoundState, events: list[Event]) -> tuple[RoundState, tupl
     nxt = (state.turn.seat + 1) % state.n
     s = state.seats[nxt]
     turn = Turn(seat=nxt, phase="draw", first_turn=s.draw_turns == 0, fresh=not s.laid_any)
-    state = replace(state, turn=turn, turn_no=state.turn_no + 1)
+    state = evolve(state, turn=turn, turn_no=state.turn_no + 1)
     events.append(TurnStarted(nxt, state.turn_no, turn.first_turn, False))
     return state, tuple(events)
 
@@ -348,7 +348,7 @@ def _next_turn(state: RoundState, events: list[Event]) -> tuple[RoundState, tupl
 def _exhaust(state: RoundState, events: list[Event]) -> tuple[RoundState, tuple[Event, ...]]:
     result = score_round(state, None, "exhausted")
     events.append(RoundEnded(result))
-    return replace(state, result=result), tuple(events)
+    return evolve(state, result=result), tuple(events)
 
 
 _HANDLERS = {

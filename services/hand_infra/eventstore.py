@@ -19,18 +19,17 @@ A payload is opaque bytes to the store (the room service keeps an encoded
 from __future__ import annotations
 
 import hashlib
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
 from sqlalchemy import func, insert, select, true, update
-from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra._schema import SQLITE_BEGIN, action_ids, make_engine, metadata, outbox, room_events
+from hand_infra._schema import action_ids, metadata, outbox, room_events
+from hand_infra.sqlstore import SqlStore
 
 log = structlog.get_logger("hand_infra.eventstore")
 ACTION_KEY_MAX = action_ids.c.action_id.type.length  # 128
@@ -105,47 +104,17 @@ def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)  # SQLite drops the zone
 
 
-class EventStore:
+class EventStore(SqlStore):
     """Append-only per-room event log with an outbox; see the module doc."""
 
-    def __init__(self, url: str | URL, **engine_kwargs: object) -> None:
-        self.url = url
-        self._engine_kwargs = engine_kwargs
-        self._engine: AsyncEngine | None = None
-
-    @property
-    def engine(self) -> AsyncEngine:
-        if self._engine is None:
-            raise RuntimeError("event store not started")
-        return self._engine
+    what = "event store"
 
     async def start(self) -> None:
         """Connect and create the tables that don't exist yet."""
-        self._engine = make_engine(self.url, **self._engine_kwargs)
+        engine = self.connect()
         async with self._write() as conn:
             await conn.run_sync(metadata.create_all)
-        log.info("eventstore_started", backend=self._engine.dialect.name)
-
-    async def close(self) -> None:
-        """Close every pooled connection."""
-        if self._engine is not None:
-            await self._engine.dispose()
-            self._engine = None
-
-    async def __aenter__(self) -> EventStore:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        """A write transaction (``BEGIN IMMEDIATE`` on SQLite)."""
-        async with self.engine.connect() as conn:
-            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            async with conn.begin():
-                yield conn
+        log.info("eventstore_started", backend=engine.dialect.name)
 
     async def append(
         self,

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from hand_common.config import EnvReader
+
 __all__ = ["PROTOCOLS", "KafkaSecurity", "kafka_security"]
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_SSL")
@@ -50,15 +52,14 @@ class KafkaSecurity:
         return out
 
 
-def kafka_security(env: Mapping[str, str]) -> KafkaSecurity:
-    """Read the ``HAND_KAFKA_*`` security variables; ``ValueError`` names a bad one."""
-    def get(name: str, default: str = "") -> str:
-        return env.get(name, "").strip() or default
-
-    protocol = get("HAND_KAFKA_SECURITY_PROTOCOL", "PLAINTEXT").upper()
+def kafka_security(env: Mapping[str, str] | EnvReader | None = None) -> KafkaSecurity:
+    """Read the ``HAND_KAFKA_*`` security variables (through the registry of
+    ``hand_common.config``); ``ValueError`` names a bad one."""
+    get = (env if isinstance(env, EnvReader) else EnvReader(env)).raw
+    protocol = get("HAND_KAFKA_SECURITY_PROTOCOL").upper()
     if protocol not in PROTOCOLS:
         raise ValueError(f"HAND_KAFKA_SECURITY_PROTOCOL must be one of {', '.join(PROTOCOLS)}")
-    mechanism = get("HAND_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512").upper()
+    mechanism = get("HAND_KAFKA_SASL_MECHANISM").upper()
     if mechanism not in MECHANISMS:
         raise ValueError(f"HAND_KAFKA_SASL_MECHANISM must be one of {', '.join(MECHANISMS)}")
     security = KafkaSecurity(protocol, get("HAND_KAFKA_CA_FILE"), get("HAND_KAFKA_CERT_FILE"),

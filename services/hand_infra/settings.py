@@ -1,4 +1,4 @@
-"""Configuration from environment variables, in one place.
+"""The broker's and the event store's settings, read through ``hand_common.config``.
 
 ``kafka_settings()`` is the only source of aiokafka keyword arguments in the
 project, so every producer, consumer and admin client behaves the same on
@@ -10,26 +10,28 @@ the embedded Tansu broker and on Apache Kafka (see shared/BROKER.md):
   "latest" is wrong), ``fetch_max_wait_ms`` low for latency, and short
   session/heartbeat for quick fail-over of room ownership.
 
-Environment variables:
-
-``KAFKA_BOOTSTRAP_SERVERS``   use this broker; unset: start embedded Tansu
-``HAND_KAFKA_PARTITIONS``     partitions per project topic (default 8)
-``HAND_KAFKA_REPLICATION``    replication factor of project topics (default 1)
-``HAND_EVENTSTORE_URL``       event store database URL (default SQLite file)
-``HAND_KAFKA_SECURITY_PROTOCOL`` and friends: TLS / SASL (``kafka_security``)
+Environment variables (defaults and meaning: ``hand_common.config.ENV_VARS``):
+``KAFKA_BOOTSTRAP_SERVERS`` (unset: start embedded Tansu),
+``HAND_KAFKA_PARTITIONS``, ``HAND_KAFKA_REPLICATION``, ``HAND_KAFKA_FETCH_WAIT_MS``,
+``HAND_EVENTSTORE_URL``, and ``HAND_KAFKA_SECURITY_PROTOCOL`` and friends
+(TLS / SASL, ``kafka_security``).
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from hand_common.config import ENV_VARS, EnvReader
+
 from .kafka_security import KafkaSecurity, kafka_security
 
-DEFAULT_PARTITIONS = 8
-DEFAULT_EVENTSTORE_URL = "sqlite+aiosqlite:///var/hand-events.db"
+DEFAULT_PARTITIONS = int(ENV_VARS["HAND_KAFKA_PARTITIONS"].default)
+DEFAULT_REPLICATION = int(ENV_VARS["HAND_KAFKA_REPLICATION"].default)
+DEFAULT_FETCH_WAIT_MS = int(ENV_VARS["HAND_KAFKA_FETCH_WAIT_MS"].default)
+DEFAULT_EVENTSTORE_URL = ENV_VARS["HAND_EVENTSTORE_URL"].default
+_MAX = 2**31 - 1
 
 
 @dataclass(frozen=True)
@@ -38,10 +40,10 @@ class KafkaSettings:
 
     bootstrap_servers: str | None = None
     partitions: int = DEFAULT_PARTITIONS
-    replication_factor: int = 1
+    replication_factor: int = DEFAULT_REPLICATION
     client_id: str = "hand"
     linger_ms: int = 0
-    fetch_max_wait_ms: int = 100  # an idle consumer asks 10 times a second, not 100
+    fetch_max_wait_ms: int = DEFAULT_FETCH_WAIT_MS  # an idle consumer asks 10 times a second, not 100
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
@@ -91,29 +93,21 @@ class KafkaSettings:
         }
 
 
-def _int(env: Mapping[str, str], name: str, default: int) -> int:
-    raw = env.get(name, "").strip()
-    if not raw:
-        return default
-    value = int(raw)
-    if value < 1:
-        raise ValueError(f"{name} must be >= 1, got {value}")
-    return value
-
-
 def kafka_settings(env: Mapping[str, str] | None = None) -> KafkaSettings:
-    """Read :class:`KafkaSettings` from ``env`` (default ``os.environ``)."""
-    env = os.environ if env is None else env
-    return KafkaSettings(
-        bootstrap_servers=env.get("KAFKA_BOOTSTRAP_SERVERS", "").strip() or None,
-        partitions=_int(env, "HAND_KAFKA_PARTITIONS", DEFAULT_PARTITIONS),
-        replication_factor=_int(env, "HAND_KAFKA_REPLICATION", 1),
-        fetch_max_wait_ms=_int(env, "HAND_KAFKA_FETCH_WAIT_MS", 100),
-        security=kafka_security(env),
+    """Read :class:`KafkaSettings` from ``env`` (default ``os.environ``); ``ConfigError``
+    (a ``ValueError``) names every bad variable."""
+    reader = EnvReader(env)
+    settings = KafkaSettings(
+        bootstrap_servers=reader.raw("KAFKA_BOOTSTRAP_SERVERS") or None,
+        partitions=reader.integer("HAND_KAFKA_PARTITIONS", 1, _MAX),
+        replication_factor=reader.integer("HAND_KAFKA_REPLICATION", 1, _MAX),
+        fetch_max_wait_ms=reader.integer("HAND_KAFKA_FETCH_WAIT_MS", 1, _MAX),
+        security=kafka_security(reader),
     )
+    reader.check("Kafka")
+    return settings
 
 
 def eventstore_url(env: Mapping[str, str] | None = None) -> str:
-    """The event store URL from ``HAND_EVENTSTORE_URL`` or the SQLite default."""
-    env = os.environ if env is None else env
-    return env.get("HAND_EVENTSTORE_URL", "").strip() or DEFAULT_EVENTSTORE_URL
+    """The event store URL from ``HAND_EVENTSTORE_URL`` or the registry's SQLite default."""
+    return EnvReader(env).raw("HAND_EVENTSTORE_URL")

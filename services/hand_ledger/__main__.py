@@ -7,11 +7,9 @@ Needs a broker (``KAFKA_BOOTSTRAP_SERVERS``); the store is ``HAND_LEDGER_URL``
 from __future__ import annotations
 
 import asyncio
-import signal
-
-import structlog
 
 from hand_common.config import LedgerConfig, load_or_exit
+from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
 from hand_web.server import start_beside
 from hand_infra.settings import kafka_settings
@@ -24,24 +22,7 @@ async def serve(config: LedgerConfig) -> None:
     if kafka.embedded:
         raise SystemExit("hand_ledger: set KAFKA_BOOTSTRAP_SERVERS (or use `make run`)")
     server = LedgerServer(config, kafka)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await server.start()
-    except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
-        structlog.get_logger("hand_ledger").error("cannot start", error=str(error))
-        raise SystemExit(1) from None
-    print(f"ledger service listening on {server.target}", flush=True)
-    web = None
-    try:
-        web = await start_beside(server)  # Connect + gRPC-Web too when HAND_WEB_ENABLED=on
-        await stop.wait()
-    finally:
-        if web is not None:
-            await web.stop()
-        await server.stop()
+    await serve_until_signalled(server, "hand_ledger", announce="ledger service", beside=start_beside)
 
 
 def main() -> None:

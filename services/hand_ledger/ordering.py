@@ -1,7 +1,7 @@
 """Strict seq order per room over an at-least-once stream, and safe Kafka offsets.
 
-:class:`Hold` is the ledger's Deduper (``hand_infra.outbox.Deduper``) that
-also remembers where each held event came from. An event ahead of a gap is
+:class:`Hold` is ``hand_infra.outbox.Deduper`` (the one per-room seq order)
+plus where each held event came from. An event ahead of a gap is
 held until the gap fills; one below the room's next seq is a duplicate. The
 offset that may be committed for a partition is the lowest offset still
 held there (or one past the last offset seen): a held event is not durable
@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterable
 from dataclasses import dataclass
 
+from hand_infra.outbox import Deduper
 from hand_room.domain import Recorded, encode
 
 
@@ -50,23 +51,25 @@ class Hold:
     """Releases each room's events exactly once, in seq order; see the module doc."""
 
     def __init__(self) -> None:
-        self._next: dict[str, int] = {}
-        self._held: dict[str, dict[int, Delivered]] = {}
+        self._order: Deduper[Delivered] = Deduper(from_start=True)
         self._held_offsets: dict[Hashable, dict[int, int]] = {}  # partition -> offset -> count
         self._seen: dict[Hashable, int] = {}  # partition -> one past the highest offset offered
         self._partition_rooms: dict[Hashable, set[str]] = {}
-        self.duplicates = 0
+
+    @property
+    def duplicates(self) -> int:
+        return self._order.duplicates
 
     def known(self, room_id: str) -> bool:
         """True once the room's next seq is known (seeded or seen)."""
-        return room_id in self._next
+        return self._order.next_seq(room_id) is not None
 
     def seed(self, room_id: str, next_seq: int) -> None:
         """Expect ``next_seq`` next for ``room_id`` (from the archive)."""
-        self._next[room_id] = next_seq
+        self._order.seed(room_id, next_seq)
 
     def next_seq(self, room_id: str) -> int | None:
-        return self._next.get(room_id)
+        return self._order.next_seq(room_id)
 
     def seen(self, partition: Hashable, offset: int) -> None:
         """Note an offset read from ``partition`` that carries nothing to hold (bad message)."""
@@ -76,23 +79,13 @@ class Hold:
         """Take one delivered event; return the events now ready, in seq order."""
         self.seen(item.partition, item.offset)
         self._partition_rooms.setdefault(item.partition, set()).add(item.room_id)
-        expected = self._next.setdefault(item.room_id, 0)
-        held = self._held.setdefault(item.room_id, {})
-        if item.seq < expected or item.seq in held:
-            self.duplicates += 1
-            return []
-        held[item.seq] = item
-        offsets = self._held_offsets.setdefault(item.partition, {})
-        offsets[item.offset] = offsets.get(item.offset, 0) + 1
-        ready: list[Delivered] = []
-        while expected in held:
-            out = held.pop(expected)
+        duplicates = self._order.duplicates
+        ready = self._order.offer(item.room_id, item.seq, item)
+        if self._order.duplicates == duplicates:  # held (and maybe released at once)
+            offsets = self._held_offsets.setdefault(item.partition, {})
+            offsets[item.offset] = offsets.get(item.offset, 0) + 1
+        for out in ready:
             self._release(out)
-            ready.append(out)
-            expected += 1
-        self._next[item.room_id] = expected
-        if not held:
-            del self._held[item.room_id]
         return ready
 
     def _release(self, item: Delivered) -> None:
@@ -103,7 +96,7 @@ class Hold:
 
     def waiting(self) -> dict[str, tuple[int, int]]:
         """Rooms held up by a gap: ``room_id -> (next expected, lowest held)``."""
-        return {room: (self._next[room], min(held)) for room, held in self._held.items() if held}
+        return self._order.waiting()
 
     def commit_offsets(self) -> dict[Hashable, int]:
         """Per partition seen: the offset that is safe to commit (see the module doc)."""
@@ -115,9 +108,8 @@ class Hold:
 
     def forget(self, room_id: str) -> None:
         """Drop a finished room (a later duplicate re-seeds it from the archive)."""
-        if not self._held.get(room_id):
-            self._next.pop(room_id, None)
-            self._held.pop(room_id, None)
+        if room_id not in self._order.waiting():
+            self._order.forget(room_id)
             for rooms in self._partition_rooms.values():
                 rooms.discard(room_id)
 
@@ -125,8 +117,7 @@ class Hold:
         """Forget everything read from ``partitions`` (revoked, or to be re-read)."""
         for partition in partitions:
             for room in self._partition_rooms.pop(partition, set()):
-                self._next.pop(room, None)
-                self._held.pop(room, None)
+                self._order.forget(room)
             self._held_offsets.pop(partition, None)
             self._seen.pop(partition, None)
 

@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from functools import singledispatch
 from typing import Any
 
-from hand_engine import apply, start_round
-from hand_engine.match import standings
+from hand_engine import apply, next_deal, standings, start_round
 from hand_room.domain import (
     MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, evolve,
 )
@@ -62,11 +61,12 @@ def _first_difference(fresh: Sequence[Any], recorded: Sequence[Any]) -> str:
     return f"{len(fresh)} engine events recomputed, {len(recorded)} recorded"
 
 
-def _expected_dealer(room: Room) -> int:
-    match = room.match
-    if match.dealers:
-        return (match.dealers[-1] + 1) % room.n
-    return start_round(room.options, room.n, seed=match.seed, round_no=1)[0].dealer
+def _expected_deal(room: Room) -> tuple[int, int]:
+    """The dealer and number the next round must have (round 1's dealer: the seed's)."""
+    dealer, round_no = next_deal(room.match)
+    if dealer is None:
+        dealer = start_round(room.options, room.n, seed=room.match.seed, round_no=round_no)[0].dealer
+    return dealer, round_no
 
 
 @singledispatch
@@ -88,7 +88,7 @@ def _(ev: MoveMade, before: Room, rec: Recorded) -> tuple[Room, str]:
 
 @_verify.register
 def _(ev: RoundDealt, before: Room, rec: Recorded) -> tuple[Room, str]:
-    if ev.dealer != _expected_dealer(before) or ev.round_no != len(before.match.results) + 1:
+    if (ev.dealer, ev.round_no) != _expected_deal(before):
         return before, "dealer or round number out of rotation"
     _, fresh = start_round(before.options, before.n, seed=before.match.seed, dealer=ev.dealer,
                            deck=ev.deck, round_no=ev.round_no)

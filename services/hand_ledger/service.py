@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import hashlib
-import time
 
 import grpc
 import structlog
@@ -16,44 +14,25 @@ from hand_common import pagetoken
 from hand_common.identity import Verifier, require_player
 from hand_common.limits import MAX_ID
 from hand_common.refusal import Refusal
+from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
+from hand_room.domain import token_hash
 
-from . import reads, wire
+from . import grpc_messages, reads
 from .replay import check
-from .replays import Replays
-from .status import LedgerError, lang_of, to_status
+from .replay_cache import Replays
+from .status import LedgerError, to_status
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.service")
 LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
-def _rpc(fn):
-    name = fn.__name__
-
-    async def call(self, request, context: grpc.aio.ServicerContext):
-        started = time.perf_counter()
-        code = "OK"
-        room_id = getattr(request, "room_id", None)
-        with structlog.contextvars.bound_contextvars(room_id=room_id or None, rpc=name):
-            try:
-                return await fn(self, request, context)
-            except Refusal as exc:
-                await _refuse(context, LedgerError(exc.code, exc.detail, **exc.params))
-                code = exc.code
-            except LedgerError as exc:
-                code = exc.code
-                await _refuse(context, exc)
-            finally:
-                log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
-
-    call.__name__ = name
-    return call
+def _refuse(exc: BaseException, lang: str) -> Refused | None:
+    return Refused(exc.code, to_status(exc, lang)) if isinstance(exc, Refusal) else None
 
 
-async def _refuse(context: grpc.aio.ServicerContext, exc: LedgerError) -> None:
-    status = to_status(exc, lang_of(context))
-    await context.abort(status.code, status.details, status.trailing_metadata)
+_rpc = rpc(log, refuse=_refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})
 
 
 def _room_id(room_id: str) -> str:
@@ -78,14 +57,14 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetScoreSheet(self, request: pb.GetScoreSheetRequest, context) -> pb.GetScoreSheetResponse:
-        return pb.GetScoreSheetResponse(sheet=wire.sheet_to_proto(await self._sheet(request.room_id)))
+        return pb.GetScoreSheetResponse(sheet=grpc_messages.sheet_to_proto(await self._sheet(request.room_id)))
 
     @_rpc
     async def GetMatchResult(self, request: pb.GetMatchResultRequest, context) -> pb.GetMatchResultResponse:
         sheet = await self._sheet(request.room_id)
         async with self.store.read() as conn:
             outcome = await reads.load_outcome(conn, request.room_id)
-        return pb.GetMatchResultResponse(result=wire.match_to_proto(request.room_id, sheet, outcome))
+        return pb.GetMatchResultResponse(result=grpc_messages.match_to_proto(request.room_id, sheet, outcome))
 
     @_rpc
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
@@ -96,7 +75,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
             stats = await reads.load_player(conn, player_id)
         if stats is None:
             raise LedgerError("PLAYER_NOT_FOUND", "no such player")
-        return pb.GetPlayerStatsResponse(stats=wire.stats_to_proto(stats))
+        return pb.GetPlayerStatsResponse(stats=grpc_messages.stats_to_proto(stats))
 
     async def _me(self, context: grpc.aio.ServicerContext) -> str:
         """The signed-in caller's player id, from the session token (never the request)."""
@@ -113,7 +92,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
                                            min_matches=request.min_matches)
         out = pb.GetLeaderboardResponse()
         for i, stats in enumerate(rows[:size]):
-            out.entries.add(rank=offset + i + 1, stats=wire.stats_to_proto(stats))
+            out.entries.add(rank=offset + i + 1, stats=grpc_messages.stats_to_proto(stats))
         if len(rows) > size:
             out.next_page_token = pagetoken.encode(offset + size, scope=LEADERBOARD)
         return out
@@ -133,7 +112,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         over = last.status == "finished"
         seat = None
         if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
-            seat = last.seat_of_token(hashlib.sha256(request.seat_token.encode()).hexdigest())
+            seat = last.seat_of_token(token_hash(request.seat_token))
             if seat is None:
                 raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
         if request.HasField("seat"):
@@ -147,7 +126,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         if request.from_seq > step:
             raise LedgerError("INVALID_ARGUMENT", "from_seq must be at most step", field="from_seq",
                               max=step)
-        return wire.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
+        return grpc_messages.replay_to_proto(request.room_id, steps, step, request.from_seq, seat, over)
 
     @_rpc
     async def CheckReplay(self, request: pb.CheckReplayRequest, context) -> pb.CheckReplayResponse:
@@ -158,4 +137,4 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
             raise LedgerError("REPLAY_BROKEN", str(exc)) from None
         if not archived:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
-        return wire.check_to_proto(await asyncio.to_thread(check, archived))
+        return grpc_messages.check_to_proto(await asyncio.to_thread(check, archived))

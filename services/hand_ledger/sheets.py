@@ -15,12 +15,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
-from hand_engine import RoundResult
-from hand_engine.match import Standing as Totals  # a unit's total, outs and penalty points
+from hand_engine import (
+    FEWER_PENALTY_POINTS, MOST_OUTS, NO_TIE, PLAYOFF, SHARED, STILL_TIED, RoundResult, break_tie, unit_of,
+    unit_seats, units,
+)
+from hand_engine import Standing as Totals  # a unit's total, outs and penalty points
 from hand_room.domain import MatchEnded
 
-NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED = (
-    "no_tie", "most_outs", "fewer_penalty_points", "still_tied", "playoff", "shared")
 OUTCOMES = (NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED)
 
 
@@ -84,10 +85,6 @@ class Outcome:
     playoff_rounds: int
 
 
-def unit_seats(unit: int, n: int, partnership: bool) -> tuple[int, ...]:
-    return (unit, unit + 2) if partnership else (unit,)
-
-
 def score_round(result: RoundResult, *, round_no: int, dealer: int, fixed_rounds: int,
                 player_ids: Mapping[int, str], before: Mapping[int, int],
                 teams_before: Mapping[int, int]) -> ScoredRound:
@@ -105,20 +102,8 @@ def score_round(result: RoundResult, *, round_no: int, dealer: int, fixed_rounds
 
 
 def tie_outcome(tie_break: str, tied: Sequence[int], table: Mapping[int, Totals]) -> str:
-    """How a tie between ``tied`` units was broken under ``tie_break`` (engine order)."""
-    if len(tied) < 2:
-        return NO_TIE
-    if tie_break == "playoff":
-        return PLAYOFF
-    if tie_break == "shared":
-        return SHARED
-    best = max(table[u].outs for u in tied)
-    left = [u for u in tied if table[u].outs == best]
-    if len(left) == 1:
-        return MOST_OUTS
-    fewest = min(table[u].penalty_points for u in left)
-    left = [u for u in left if table[u].penalty_points == fewest]
-    return FEWER_PENALTY_POINTS if len(left) == 1 else STILL_TIED
+    """How a tie between ``tied`` units was broken under ``tie_break`` (the engine's rule)."""
+    return break_tie(tie_break, tied, table)[0]
 
 
 def places(units: Sequence[int], winners: Sequence[int], table: Mapping[int, Totals]) -> dict[int, int]:
@@ -142,10 +127,25 @@ def match_outcome(ended: MatchEnded, rounds: Sequence[ScoredRound], *, n: int, p
     tied = tied if len(tied) > 1 else ()
     place = places(units, winners, table)
     standings = tuple(
-        Standing(unit=u, seats=unit_seats(u, n, partnership),
-                 player_ids=tuple(player_ids.get(s, "") for s in unit_seats(u, n, partnership)),
+        Standing(unit=u, seats=unit_seats(u, partnership),
+                 player_ids=tuple(player_ids.get(s, "") for s in unit_seats(u, partnership)),
                  total=table[u].total, regular_total=regular[u], outs=table[u].outs,
                  penalty_points=table[u].penalty_points, place=place[u], winner=u in winners)
         for u in units)
     return Outcome(winners=winners, standings=standings, outcome=tie_outcome(tie_break, tied, table),
                    tied=tied, playoff_rounds=sum(1 for r in rounds if r.playoff))
+
+
+def provisional_standings(rounds: Sequence[ScoredRound], *, n: int, partnership: bool,
+                          player_ids: Mapping[int, str]) -> tuple[Standing, ...]:
+    """Standings before the match's end, from the sheet (no place, no winner yet)."""
+    out = []
+    for u in units(n, partnership):
+        scores = [r.unit_score(u, partnership) for r in rounds]
+        seats = unit_seats(u, partnership)
+        out.append(Standing(
+            unit=u, seats=seats, player_ids=tuple(player_ids.get(s, "") for s in seats),
+            total=sum(scores), regular_total=sum(scores),
+            outs=sum(1 for r in rounds if r.winner is not None and unit_of(r.winner, partnership) == u),
+            penalty_points=sum(max(0, score) for score in scores), place=0, winner=False))
+    return tuple(out)

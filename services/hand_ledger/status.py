@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 import grpc
 
-from hand_common.language import language_of
-from hand_common.refusal import DOOR_MESSAGES, Refusal, pack, refusal_status
-from hand_engine import Code
-from hand_rules.messages import message as rule_message
+from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_message, refusal_status
+from hand_common.status import pack
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
@@ -35,34 +32,18 @@ MESSAGES = {
 }
 
 
-class LedgerError(Exception):
+class LedgerError(Refusal):
     """A refused ledger request; ``code`` is an ``ErrorCode`` name without its prefix."""
 
-    def __init__(self, code: str, detail: str = "", **params: Any) -> None:
-        super().__init__(f"{code}: {detail}")
-        self.code, self.detail, self.params = code, detail, params
 
-
-def lang_of(context: grpc.aio.ServicerContext) -> str:
-    return language_of(context.invocation_metadata())
-
-
-def text(error: LedgerError, lang: str) -> str:
+def text(error: Refusal, lang: str) -> str:
     """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
-    entry = MESSAGES.get(error.code)
-    if entry is None and error.code in Code.__members__:
-        return rule_message(Code[error.code], error.params, lang)
-    entry = entry or MESSAGES["INTERNAL"]
-    template = entry.get(lang, entry["en"])
-    try:
-        return template.format_map({k: str(v) for k, v in error.params.items()})
-    except (KeyError, ValueError):
-        return template.split(" (")[0].rstrip(".") + "."
+    return refusal_message(MESSAGES, error.code, error.params, lang)
 
 
-def to_status(error: LedgerError, lang: str) -> grpc.Status:
+def to_status(error: Refusal, lang: str) -> grpc.Status:
     if error.code in DOOR_MESSAGES:  # LIMIT_EXCEEDED, UNAUTHENTICATED, SESSION_EXPIRED, ...
-        return refusal_status(Refusal(error.code, error.detail, **error.params), lang)
+        return refusal_status(error, lang)
     msg = text(error, lang)
     code = GRPC_CODES.get(error.code, grpc.StatusCode.FAILED_PRECONDITION)
     return pack(code, error.code, msg, error.params)

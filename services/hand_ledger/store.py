@@ -25,9 +25,9 @@ import structlog
 from sqlalchemy import insert
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra._schema import SQLITE_BEGIN, make_engine
+from hand_infra.sqlstore import SqlStore
 
 from . import reads
 from ._schema import events, metadata
@@ -37,27 +37,21 @@ from .project import project
 log = structlog.get_logger("hand_ledger.store")
 
 
-class LedgerStore:
+class LedgerStore(SqlStore):
     """See the module doc. ``after_event`` is a test hook run after each event's effects."""
+
+    what = "ledger store"
 
     def __init__(self, url: str | URL, *, after_event: Callable[[Delivered], None] | None = None,
                  **engine_kwargs: object) -> None:
-        self.url = url
+        super().__init__(url, **engine_kwargs)
         self.after_event = after_event
-        self._engine_kwargs = engine_kwargs
-        self._engine: AsyncEngine | None = None
         self.ingested = 0
         self.failed = 0
 
-    @property
-    def engine(self) -> AsyncEngine:
-        if self._engine is None:
-            raise RuntimeError("ledger store not started")
-        return self._engine
-
     async def start(self, attempts: int = 10) -> None:
         """Connect and create missing tables (replicas starting together may race: retried)."""
-        self._engine = make_engine(self.url, **self._engine_kwargs)
+        engine = self.connect()
         for attempt in range(attempts):
             try:
                 async with self._write() as conn:
@@ -68,26 +62,7 @@ class LedgerStore:
                     raise
                 log.warning("ledger_store_start_retry", attempt=attempt, error=str(exc).splitlines()[0])
                 await asyncio.sleep(0.2 * (attempt + 1))
-        log.info("ledger_store_started", backend=self._engine.dialect.name)
-
-    async def close(self) -> None:
-        if self._engine is not None:
-            await self._engine.dispose()
-            self._engine = None
-
-    async def __aenter__(self) -> LedgerStore:
-        await self.start()
-        return self
-
-    async def __aexit__(self, *exc: object) -> None:
-        await self.close()
-
-    @asynccontextmanager
-    async def _write(self) -> AsyncIterator[AsyncConnection]:
-        async with self.engine.connect() as conn:
-            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            async with conn.begin():
-                yield conn
+        log.info("ledger_store_started", backend=engine.dialect.name)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:

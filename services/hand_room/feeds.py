@@ -22,7 +22,7 @@ from hand_infra.eventstore import EventStore
 
 from .domain import Recorded, Room, decode, evolve
 from .repository import RoomRepository
-from .wire import event_message
+from .grpc_messages import event_message
 
 log = structlog.get_logger("hand_room.feeds")
 

@@ -9,7 +9,6 @@ Watch: a snapshot, the stored tail, then the room's live feed.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 import secrets
 import time
 import uuid
@@ -23,15 +22,16 @@ from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
 from hand_common.identity import Verifier, optional_player
+from hand_common.language import language_of
 from hand_common.refusal import Refusal
+from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
-from hand_rules.messages import language
 
 from . import limits
 from .bus import Bus
-from .domain import LEVEL_NAMES, Room, decode, evolve
+from .domain import LEVEL_NAMES, Room, decode, evolve, token_hash
 from .domain.commands import (
     Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
 )
@@ -42,21 +42,14 @@ from .kafka_messages import Reply
 from .owner import RoomOwner
 from .repository import RoomRepository
 from .status import to_status
-from .wire import event_message, room_info, snapshot_message
+from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
 
 
-def token_hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest() if token else ""
-
-
 def _lang(context: grpc.aio.ServicerContext) -> str:
-    for key, value in context.invocation_metadata() or ():
-        if key == "accept-language":
-            return language(value if isinstance(value, str) else value.decode("latin-1"))
-    return language(None)
+    return language_of(context.invocation_metadata())
 
 
 async def _abort(context, code: str, params: dict | None = None) -> None:
@@ -66,42 +59,27 @@ async def _abort(context, code: str, params: dict | None = None) -> None:
 
 def _failure(exc: BaseException) -> tuple[str, dict]:
     """A refusal's code and params for any exception a handler raised."""
-    if isinstance(exc, RoomError):
+    if isinstance(exc, Refusal):  # RoomError too
         return exc.code, exc.params
     if isinstance(exc, RuleViolation):
         return exc.code.value, exc.params
-    if isinstance(exc, Refusal):
-        return exc.code, exc.params
     if isinstance(exc, KafkaError):
         return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
     return RoomCode.INTERNAL.value, {}
 
 
-def _rpc(fn):
-    name = fn.__name__
+def _refuse(exc: BaseException, lang: str) -> Refused:
+    code, params = _failure(exc)
+    if code == RoomCode.INTERNAL.value:
+        log.error("rpc_failed", error=type(exc).__name__)
+    return Refused(code, to_status(code, params, lang))
 
-    async def call(self, request, context):
-        started = time.perf_counter()
-        code = "OK"
-        room_id = limits.loggable_room_id(getattr(request, "room_id", "") or "")
-        with structlog.contextvars.bound_contextvars(room_id=room_id, rpc=name):
-            try:
-                return await fn(self, request, context)
-            except grpc.aio.AbortError:
-                code = "ABORTED"  # already answered by a helper (e.g. a bad session token)
-                raise
-            except (RoomError, RuleViolation, KafkaError, Exception) as exc:
-                if isinstance(exc, asyncio.CancelledError):
-                    raise
-                code, params = _failure(exc)
-                if code == RoomCode.INTERNAL.value:
-                    log.error("rpc_failed", error=type(exc).__name__)
-                await _abort(context, code, params)
-            finally:
-                log.info("rpc", code=code, duration_ms=round((time.perf_counter() - started) * 1000, 2))
 
-    call.__name__ = name
-    return call
+def _bind(request) -> dict:
+    return {"room_id": limits.loggable_room_id(getattr(request, "room_id", "") or "")}
+
+
+_rpc = rpc(log, refuse=_refuse, bind=_bind)
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
@@ -153,7 +131,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise RoomError(reply.code, "", **reply.params)
         return reply
 
-    async def _after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
+    async def _info_after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
         min_seq = reply.seqs[-1] + 1 if reply.seqs else None
         return room_info(await self._room(room_id, min_seq=min_seq), seat)
 
@@ -184,7 +162,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,
                           token_hash=token_hash(token))
         reply = await self._call(Command(room_id, body))
-        return pb.CreateRoomResponse(room=await self._after(room_id, reply, 0), seat=0, seat_token=token)
+        return pb.CreateRoomResponse(room=await self._info_after(room_id, reply, 0), seat=0, seat_token=token)
 
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
@@ -222,14 +200,14 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         token = secrets.token_urlsafe(24)
         wanted = request.seat if request.HasField("seat") else None
         reply = await self._call(Command(room_id, JoinRoom(name, player_id, token_hash(token), wanted)))
-        return pb.JoinRoomResponse(room=await self._after(room_id, reply, reply.seat), seat=reply.seat,
+        return pb.JoinRoomResponse(room=await self._info_after(room_id, reply, reply.seat), seat=reply.seat,
                                    seat_token=token)
 
     @_rpc
     async def LeaveRoom(self, request: pb.LeaveRoomRequest, context) -> pb.LeaveRoomResponse:
         _, seat = await self._seat(request.room_id, request.seat_token)
         reply = await self._call(Command(request.room_id, LeaveRoom(), seat=seat))
-        return pb.LeaveRoomResponse(room=await self._after(request.room_id, reply, None))
+        return pb.LeaveRoomResponse(room=await self._info_after(request.room_id, reply, None))
 
     @_rpc
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context) -> pb.FillWithBotsResponse:
@@ -238,7 +216,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if request.level and request.level not in LEVEL_NAMES:
             raise limits.invalid("level", "unknown bot level", allowed=",".join(LEVEL_NAMES.values()))
         reply = await self._call(Command(request.room_id, FillWithBots(level), seat=seat))
-        return pb.FillWithBotsResponse(room=await self._after(request.room_id, reply, seat))
+        return pb.FillWithBotsResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
     async def RemovePlayer(self, request: pb.RemovePlayerRequest, context) -> pb.RemovePlayerResponse:
@@ -253,7 +231,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         _, seat = await self._seat(request.room_id, request.seat_token)
         seed = request.seed if request.HasField("seed") else None
         reply = await self._call(Command(request.room_id, StartMatch(seed), seat=seat))
-        return pb.StartMatchResponse(room=await self._after(request.room_id, reply, seat))
+        return pb.StartMatchResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
     async def Act(self, request: pb.ActRequest, context) -> pb.ActResponse:

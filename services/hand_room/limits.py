@@ -8,15 +8,17 @@ from __future__ import annotations
 
 import re
 
+from hand_common.limits import MAX_ID
+
 from .domain.errors import RoomError
 
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 JOIN_CODE = re.compile(f"[{JOIN_CODE_ALPHABET}]{{6}}")
 MAX_TOKEN = 64
-MAX_ACTION_ID = 128
+MAX_ACTION_ID = MAX_ID
 MAX_NAME = 64
-MAX_PLAYER_ID = 128
+MAX_PLAYER_ID = MAX_ID
 TURN_SECONDS = (1, 600)
 MAX_PAGE_SIZE = 200
 

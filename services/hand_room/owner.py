@@ -24,7 +24,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
-from hand_rules.messages import shown_params
+from hand_common.rule_messages import shown_params
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -153,7 +153,7 @@ class RoomOwner:
             if partition_of(room_id, self.partitions) in parts:
                 room = await self.repo.get(room_id, fresh=True)
                 if room is not None:
-                    self._after(room)
+                    self._arm_turn(room)
                     rearmed += 1
         log.info("partitions_assigned", partitions=sorted(parts), rooms=rearmed)
 
@@ -242,7 +242,7 @@ class RoomOwner:
         if touched and self.relay is not None:
             self.relay.notify()
         for room in touched.values():
-            self._after(room)
+            self._arm_turn(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
         return batch.redo
 
@@ -348,7 +348,7 @@ class RoomOwner:
             log.exception("reply_failed", room_id=cmd.room_id)
 
     # ---------------------------------------------------------------- timers, bots
-    def _after(self, room: Room) -> None:
+    def _arm_turn(self, room: Room) -> None:
         """Arm the turn timer and ask for a bot move when a bot controls the turn."""
         handle = self._timers.pop(room.room_id, None)
         if handle:
@@ -390,7 +390,7 @@ class RoomOwner:
     def _ask_again(self, room: Room) -> None:
         current = self.repo.cached(room.room_id)
         if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
-            self._after(current)
+            self._arm_turn(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
         try:

@@ -48,7 +48,7 @@ class GrpcRules:
         from grpc_status import rpc_status
 
         from hand_engine import Code, RuleViolation
-        from hand_rules.errors import from_status
+        from hand_common.status import from_status
 
         from .domain.errors import RoomCode, RoomError
 

@@ -54,8 +54,7 @@ class RoomServer:
 
     @property
     def target(self) -> str:
-        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.config.server.host, self.config.server.host)
-        return f"{host}:{self.port}"
+        return self.config.server.dial_target(self.port)
 
     async def start(self) -> None:
         with structlog.contextvars.bound_contextvars(instance=self.instance_id):

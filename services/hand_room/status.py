@@ -3,16 +3,11 @@
 from __future__ import annotations
 
 import grpc
-from google.protobuf import any_pb2
-from google.rpc import status_pb2
-from grpc_status import rpc_status
 
 from hand.v1 import errors_pb2
-from hand_common.refusal import DOOR_MESSAGES
+from hand_common.refusal import DOOR_MESSAGES, refusal_message
+from hand_common.status import pack_detail, refusal_error, status_code
 from hand_engine import Code
-from hand_rules.errors import status_code
-from hand_rules.messages import message as rule_message
-from hand_rules.messages import shown_params
 
 from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
 
@@ -67,30 +62,13 @@ def grpc_code(code: str) -> grpc.StatusCode:
 
 
 def text(code: str, params: dict, lang: str) -> str:
-    if code in Code.__members__:
-        return rule_message(Code[code], params, lang)
-    if code in DOOR_MESSAGES and code not in ROOM_MESSAGES:
-        messages = DOOR_MESSAGES[code][1]
-        return messages.get(lang, messages["en"])
-    entry = ROOM_MESSAGES.get(code, ROOM_MESSAGES["INTERNAL"])
-    template = entry.get(lang, entry["en"])
-    try:
-        return template.format_map({k: str(v) for k, v in params.items()})
-    except (KeyError, ValueError):
-        return template.split(" (")[0].rstrip(".") + "."
+    return refusal_message(ROOM_MESSAGES, code, params, lang)
 
 
 def rule_error(code: str, params: dict, lang: str) -> errors_pb2.RuleError:
     """The wire detail of a refusal (unknown codes are INTERNAL)."""
-    name = f"ERROR_CODE_{code}"
-    number = errors_pb2.ErrorCode.Value(name) if name in errors_pb2.ErrorCode.keys() \
-        else errors_pb2.ERROR_CODE_INTERNAL
-    return errors_pb2.RuleError(code=number, message=text(code, params, lang), params=shown_params(params))
+    return refusal_error(code, text(code, params, lang), params, unknown=errors_pb2.ERROR_CODE_INTERNAL)
 
 
 def to_status(code: str, params: dict, lang: str) -> grpc.Status:
-    detail = rule_error(code, params, lang)
-    msg = detail.message
-    packed = any_pb2.Any()
-    packed.Pack(detail)
-    return rpc_status.to_status(status_pb2.Status(code=grpc_code(code).value[0], message=msg, details=[packed]))
+    return pack_detail(grpc_code(code), rule_error(code, params, lang))

@@ -8,12 +8,10 @@ the server gracefully (``HAND_SHUTDOWN_GRACE_S``) and exits with status 0.
 from __future__ import annotations
 
 import asyncio
-import signal
 from concurrent.futures import Executor
 
-import structlog
-
 from hand_common.config import RulesConfig, load_or_exit
+from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
 from hand_web.server import start_beside
 
@@ -23,23 +21,7 @@ from .server import RulesServer
 async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
     """Serve until SIGTERM/SIGINT; engine calls run inline unless an ``executor`` is given."""
     server = RulesServer(config.server, executor, limits=config.limits, identity=config.identity)
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, stop.set)
-    try:
-        await server.start()
-    except (OSError, ValueError) as error:  # a port taken, a session key that does not parse
-        structlog.get_logger("hand_rules").error("cannot start", error=str(error))
-        raise SystemExit(1) from None
-    web = None
-    try:
-        web = await start_beside(server)  # Connect + gRPC-Web too when HAND_WEB_ENABLED=on
-        await stop.wait()
-    finally:
-        if web is not None:
-            await web.stop()
-        await server.stop()
+    await serve_until_signalled(server, "hand_rules", beside=start_beside)
 
 
 def main() -> None:

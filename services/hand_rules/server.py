@@ -55,8 +55,7 @@ class RulesServer:
     @property
     def target(self) -> str:
         """Where a client on this machine dials (a wildcard host becomes loopback)."""
-        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]", "[::]": "[::1]"}.get(self.config.host)
-        return f"{host}:{self.port}" if host else self.address
+        return self.config.dial_target(self.port)
 
     async def start(self) -> None:
         verifier = Verifier.from_config(self._identity) if self._identity is not None else None

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from typing import Any, TypeVar
@@ -21,12 +20,12 @@ import structlog
 import hand_engine as engine
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc
-from hand_common.language import language_of
+from hand_common.rpc import Refused, plain_status, rpc
 from hand_engine import Code, RoundState, RuleViolation
 
 from . import convert
-from .convert._enums import EnumCodec
-from .errors import status_code, to_status
+from .convert import EnumCodec
+from hand_common.status import rule_status, status_code
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -65,41 +64,25 @@ def _log_context(request: Any) -> dict[str, int]:
     return out
 
 
+def _refuse(exc: BaseException, lang: str) -> Refused:
+    """A ``RuleViolation``'s status; anything else is ``INTERNAL`` (traceback logged)."""
+    if isinstance(exc, RuleViolation):
+        return Refused(status_code(exc.code).name, rule_status(exc, lang), {"error": exc.code.value})
+    log.exception("rpc failed")
+    return Refused("INTERNAL", plain_status(grpc.StatusCode.INTERNAL, "internal error"))
+
+
 def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
-    method = handler.__name__
+    """``handler(self, request)`` as a gRPC method, run inline or on the service's executor."""
 
-    async def call(self: RulesService, request: _Req, context: grpc.aio.ServicerContext) -> Any:
-        started = time.perf_counter()
-        code, error = "OK", None
-        with structlog.contextvars.bound_contextvars(**_log_context(request)):
-            try:
-                if self._executor is None:
-                    return handler(self, request)
-                loop = asyncio.get_running_loop()
-                run = contextvars.copy_context().run
-                return await loop.run_in_executor(self._executor, run, handler, self, request)
-            except asyncio.CancelledError:
-                code = "CANCELLED"
-                raise
-            except RuleViolation as exc:
-                code, error = status_code(exc.code).name, exc.code.value
-                status = to_status(exc, _language(context))
-                await context.abort(status.code, status.details, status.trailing_metadata)
-            except Exception:
-                code = "INTERNAL"
-                log.exception("rpc failed", method=method)
-                await context.abort(grpc.StatusCode.INTERNAL, "internal error")
-            finally:
-                ms = round((time.perf_counter() - started) * 1000, 3)
-                log.info("rpc", method=method, code=code, error=error, duration_ms=ms)
+    async def run(self: RulesService, request: _Req, context: grpc.aio.ServicerContext) -> Any:
+        if self._executor is None:
+            return handler(self, request)
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._executor, contextvars.copy_context().run, handler, self, request)
 
-    call.__name__ = call.__qualname__ = method
-    call.__doc__ = handler.__doc__
-    return call
-
-
-def _language(context: grpc.aio.ServicerContext) -> str:
-    return language_of(context.invocation_metadata())
+    run.__name__, run.__doc__ = handler.__name__, handler.__doc__
+    return rpc(log, refuse=_refuse, bind=_log_context, name_key="method", digits=3)(run)
 
 
 class RulesService(rules_service_pb2_grpc.RulesServiceServicer):

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig, WebConfig
 from hand_infra.broker import TansuBroker
@@ -78,6 +78,20 @@ class Broker:
             await self._tansu.stop()
 
 
+class _Served:
+    """A component that runs one ``server`` (made by its ``start``)."""
+
+    server: Any = None
+
+    @property
+    def target(self) -> str:
+        return self.server.target if self.server else ""
+
+    async def stop(self) -> None:
+        if self.server is not None:
+            await self.server.stop()
+
+
 class Rules(RulesServer):
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         config = RulesConfig.from_env(environ)
@@ -90,7 +104,7 @@ class Rules(RulesServer):
         self.stack.servicers.append(self.browser_service)
 
 
-class Room:
+class Room(_Served):
     """One room-service instance; its owner runs the engine in-process (set
     HAND_RULES_ADDRESS to make it call a rules service instead)."""
 
@@ -100,11 +114,6 @@ class Room:
         self.config = RoomConfig.from_env(environ)
         self.store_url = eventstore_url(environ)
         self.stack = stack
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_room.server import RoomServer
@@ -112,10 +121,6 @@ class Room:
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
         self.stack.servicers.append(self.server.browser_service)
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
 
 class Bots:
@@ -140,7 +145,7 @@ class Bots:
             await self.service.stop()
 
 
-class Ledger:
+class Ledger(_Served):
     """One scoring-ledger replica, consuming the room events of the broker above."""
 
     name = "ledger"
@@ -148,11 +153,6 @@ class Ledger:
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = LedgerConfig.from_env(environ)
         self.stack = stack
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_ledger.server import LedgerServer
@@ -190,33 +190,20 @@ class Web:
         self.server = WebServer(self.config, self.stack.servicers)
         await self.server.start()
 
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
-
-class Auth:
+class Auth(_Served):
     """The auth service (player identity), signing with the development key under var/."""
 
     name = "auth"
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = AuthConfig.from_env(environ)
-        self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     async def start(self) -> None:
         from hand_auth.server import AuthServer
 
         self.server = AuthServer(self.config)
         await self.server.start()
-
-    async def stop(self) -> None:
-        if self.server is not None:
-            await self.server.stop()
 
 
 #: Factories (environment, shared stack → component), in start order.

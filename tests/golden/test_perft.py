@@ -271,7 +271,7 @@ def test_a_legal_take_under_eram_is_accepted_when_the_joker_stands_for_a_held_ra
     must be refused only if no legal opening follows. Here one does (it is
     accepted under until_met), yet can_meet() finds none in candidates()."""
     from hand_engine import LayMelds, MeldSpec, TakeDiscard, apply
-    from tests.builders import build
+    from hand_sim.positions import build
 
     hand = "2D 9D 5D#2 7D#2 8D#2 9D#2 JK JK#2 KS 6C 3H QH 10C"
     opening = LayMelds((

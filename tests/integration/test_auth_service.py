@@ -29,7 +29,7 @@ from hand_common.sessionkeys import dev_private_key
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger import _schema as ledger_schema
 from hand_ledger.server import LedgerServer
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 
 DEVICE = "device-0123456789abcdef"
 

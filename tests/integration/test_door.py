@@ -21,7 +21,7 @@ from hand_common.identity import Verifier
 from hand_common.sessionkeys import dev_private_key
 from hand_common.serving import edge_interceptors
 from hand_ledger.server import LedgerServer
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 from hand_rules.server import RulesServer
 
 

@@ -40,7 +40,7 @@ from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.server import LedgerServer
 from hand_rules.server import RulesServer
 from tests.integration.fuzz_support import Tally, fuzz_method
-from tests.ledger_support import play_match, seat_token
+from hand_sim.matches import play_match, seat_token
 
 REQUESTS = int(os.environ.get("HAND_FUZZ_REQUESTS", "240"))
 SEED = int(os.environ.get("HAND_FUZZ_SEED", "11"))

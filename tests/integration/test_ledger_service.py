@@ -23,14 +23,15 @@ from hand.v1 import ledger_service_pb2_grpc as pb_grpc
 from hand_common.config import LedgerConfig
 from hand_engine import Discard, view
 from hand_engine.cards import JOKER_IDS
-from hand_ledger import _schema, wire
+from hand_ledger import _schema, grpc_messages
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.replay import fold
 from hand_ledger.server import LedgerServer
 from hand_room.domain import MoveMade, RoundDealt, encode, for_seat, to_proto
 from hand_rules.convert import cards_out, state_to_proto, view_to_proto
-from hand_rules.errors import from_status
-from tests.ledger_support import play_match, scenario_runs, seat_token  # noqa: F401 - fixture
+from hand_common.status import from_status
+from hand_sim.matches import play_match, seat_token
+from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 
 AR = (("accept-language", "ar"),)
 
@@ -139,7 +140,7 @@ async def test_a_replay_of_a_running_match_is_redacted_for_the_asking_seat(ledge
     code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(
         room_id="running", seat_token=seat_token(1))))
     assert (code, name) == (grpc.StatusCode.PERMISSION_DENIED, "ERROR_CODE_SEAT_TOKEN_INVALID")
-    assert_redacted_for(wire.replay_to_proto("running", steps, len(steps) - 1, 0, 1, False), run, 1)
+    assert_redacted_for(grpc_messages.replay_to_proto("running", steps, len(steps) - 1, 0, 1, False), run, 1)
     mid = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running", step=20, from_seq=18))
     assert [e.seq for e in mid.events] == [18, 19, 20]
     assert mid.view == view_to_proto(view(steps[20].room.round, None), run.room.options)

@@ -17,7 +17,8 @@ from hand_ledger.ordering import Delivered
 from hand_ledger.ratings import PRIOR
 from hand_ledger.store import LedgerStore
 from hand_room.domain import RoundScored
-from tests.ledger_support import SCENARIOS, play_match, published, scenario_runs  # noqa: F401 - fixture
+from hand_sim.matches import play_match, published
+from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
 

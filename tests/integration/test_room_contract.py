@@ -19,7 +19,7 @@ from hand.v1 import actions_pb2, errors_pb2, room_bus_pb2, room_events_pb2, room
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 
 from .room_support import (
     Watcher, create_room, join_all, make_topics, seq_of, start_instance, topics_for, wait_for,

@@ -16,7 +16,7 @@ from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 from grpc_status import rpc_status
 
 from .room_support import (

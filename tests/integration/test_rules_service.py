@@ -28,9 +28,9 @@ from hand_common.config import RulesConfig
 from hand_common.healthcheck import check
 from hand_engine import parse_cards, resolve
 from hand_rules.convert import action_from_proto, state_from_proto, state_to_proto
-from hand_rules.errors import from_status
+from hand_common.status import from_status
 from hand_rules.server import RulesServer
-from tests.builders import build
+from hand_sim.positions import build
 
 LIMIT = 64 * 1024  # HAND_GRPC_MAX_MESSAGE_BYTES of the in-process server
 ROOT = Path(__file__).resolve().parents[2]

@@ -19,7 +19,7 @@ from hand_engine import (
 )
 from hand_engine.perspective import determinize, perspective
 from hand_engine.state import RoundState
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import c, cs, opts
 
 

@@ -8,7 +8,7 @@ import pytest
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import SERVICES, ConfigError, LedgerConfig
 from hand_ledger import sheets
-from hand_ledger.wire import OUTCOME
+from hand_ledger.grpc_messages import OUTCOME
 
 RPCS = ("GetScoreSheet", "GetMatchResult", "GetPlayerStats", "GetLeaderboard", "GetReplay", "CheckReplay")
 

@@ -9,7 +9,7 @@ import pytest
 from hand_engine import PRESETS, resolve
 from hand_ledger.replay import check
 from hand_room.domain import decode
-from tests.ledger_support import play_match
+from hand_sim.matches import play_match
 
 
 def seats_for(preset: str) -> int:

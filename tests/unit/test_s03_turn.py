@@ -13,7 +13,7 @@ from hand_engine import (
     position_to_dict,
 )
 from hand_engine.events import CardDiscarded, DiscardTaken, StockDrawn, TakeReturned
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import c, cs, hand_of, lay, layoff, opts, play, refused
 
 OTHER = "2H 3D 6H 9H JD"  # seat 1's hand: never used by seat 0's melds

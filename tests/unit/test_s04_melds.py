@@ -12,7 +12,7 @@ import pytest
 
 from hand_engine import Code, LayMelds, LayOff, MeldSpec, Options, format_cards, resolve
 from hand_engine.state import Meld, RoundState
-from tests.builders import build
+from hand_sim.positions import build
 from tests.moves import c, cs, last_meld, meld_by_id, ok, refused
 
 HAND = resolve("hand")

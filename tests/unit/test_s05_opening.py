@@ -11,7 +11,7 @@ from hand_engine import (
     start_match, threshold,
 )
 from hand_engine.events import MeldsLaid
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import c, cs, hand_of, lay, layoff, opts, play, refused
 
 OTHER = "2H 3D 6H 9H JD"

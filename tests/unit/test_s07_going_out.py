@@ -10,7 +10,7 @@ from hand_engine import (
     Code, Discard, DrawStock, RetrieveJoker, TakeDiscard, apply, parse_cards, start_round,
 )
 from hand_engine.events import CardDiscarded, RoundEnded
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import c, cs, hand_of, lay, layoff, opts, play, refused
 
 OTHER = "2H 3C 8H 9H KD"

@@ -17,7 +17,7 @@ from hand_engine import (
 from hand_engine.cards import hand_total
 from hand_engine.events import RoundEnded, StockRebuilt, TurnStarted
 from hand_engine.rng import shuffled
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import cs, opts
 
 

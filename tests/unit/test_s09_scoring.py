@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from hand_engine import Discard, DrawStock, RoundResult, SeatResult
-from tests.builders import build
+from hand_sim.positions import build
 from tests.rule_helpers import c, cs, lay, opts, play
 
 B = "KS#2 4D JK"  # 10 + 4 + 15 = 29

@@ -8,7 +8,7 @@ from hand_engine import (
     Code, Discard, DrawStock, LayMelds, MeldSpec, evaluate_staging, resolve, threshold,
 )
 from hand_engine.events import MeldsLaid, RoundEnded
-from tests.builders import build
+from hand_sim.positions import build
 from tests.moves import c, cs, ok, ok_events, refused
 
 KOUT_51 = (MeldSpec(cs("KS QS JS")), MeldSpec(cs("7H 7D 7C")))

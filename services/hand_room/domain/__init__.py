@@ -6,11 +6,20 @@
 - ``evolve``: the one projector (room, event) → room;
 - ``codec``: events ⇔ ``hand.v1.RoomEvent`` (store, topics, Watch, replays);
 - ``audience``: what each reader may see of an event;
-- ``info``: a room's public description (``hand.v1.RoomInfo``).
+- ``info``: a room's public description (``hand.v1.RoomInfo``);
+- ``commands`` / ``command_codec``: what a room is asked to do, and its wire form;
+- ``decide``: a command against a room → its events (or a ``RoomError`` refusal).
 
 The ledger and the bot service read rooms through this package only.
 """
 
+from .command_codec import decode_command, encode_command
+from .commands import (
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
+    TurnTimeout,
+)
+from .decide import Decision, decide
+from .errors import RoomCode, RoomError
 from .audience import complete, for_seat, private
 from .codec import LEVEL_NAMES, MalformedEvent, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
 from .events import (
@@ -18,20 +27,16 @@ from .events import (
     RoomEvent, RoundDealt, RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken,
     TurnTimedOut, kind_of,
 )
-from .command_codec import decode_command, encode_command
-from .commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
-)
 from .evolve import evolve
 from .info import room_info
-from .room import Room, SeatSlot
+from .room import Room, SeatSlot, token_hash
 
 __all__ = [
-    "Act", "BotTurn", "Command", "CreateRoom", "FillWithBots", "JoinRoom", "LeaveRoom", "Presence",
-    "StartMatch", "TurnTimeout", "decode_command", "encode_command",
-    "AWAY_REASONS", "BOT_LEVELS", "KINDS", "LEVEL_NAMES", "MalformedEvent", "MatchEnded", "MatchStarted", "MoveMade",
-    "Recorded", "Room", "RoomCreated", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway",
-    "SeatBack", "SeatConnected", "SeatLeft", "SeatSlot", "SeatTaken", "TurnTimedOut", "complete",
-    "decode", "encode", "evolve", "for_seat", "from_proto", "kind_of", "level_to_proto", "private",
-    "room_info", "standing_to_proto", "to_proto",
+    "AWAY_REASONS", "Act", "BOT_LEVELS", "BotTurn", "Command", "CreateRoom", "Decision",
+    "FillWithBots", "JoinRoom", "KINDS", "LEVEL_NAMES", "LeaveRoom", "MalformedEvent", "MatchEnded",
+    "MatchStarted", "MoveMade", "Presence", "Recorded", "Room", "RoomCode", "RoomCreated",
+    "RoomError", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway", "SeatBack", "SeatConnected",
+    "SeatLeft", "SeatSlot", "SeatTaken", "StartMatch", "TurnTimedOut", "TurnTimeout", "complete",
+    "RemovePlayer", "decide", "decode", "decode_command", "encode", "encode_command", "evolve", "for_seat", "from_proto", "kind_of",
+    "level_to_proto", "private", "room_info", "standing_to_proto", "to_proto", "token_hash"
 ]

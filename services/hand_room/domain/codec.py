@@ -13,8 +13,7 @@ from google.protobuf.timestamp_pb2 import Timestamp
 
 from hand.v1 import room_events_pb2 as pb
 from hand.v1 import room_pb2
-from hand_engine import RuleViolation
-from hand_engine.match import Standing
+from hand_engine import RuleViolation, Standing
 from hand_rules.convert import (
     action_from_proto, action_to_proto, cards_in, cards_out, event_from_proto, event_to_proto,
     options_from_proto, options_to_proto, result_from_proto, result_to_proto,

@@ -10,9 +10,7 @@ import secrets
 from dataclasses import dataclass, field
 from typing import Any
 
-from hand_engine import Action, RuleViolation
-from hand_engine.events import RoundEnded
-from hand_engine.match import standings
+from hand_engine import Action, RoundEnded, RuleViolation, next_deal, standings
 
 from .errors import RoomCode, RoomError
 from .ports import RulesPort
@@ -203,10 +201,9 @@ async def _auto(d: Decision, rules: RulesPort, seat: int) -> None:
 
 async def _deal(d: Decision, rules: RulesPort) -> None:
     room = d.room
-    match = room.match
-    dealer = None if not match.dealers else (match.dealers[-1] + 1) % room.n
-    state, events = await rules.start_round(room.options, room.n, seed=match.seed, dealer=dealer,
-                                            round_no=len(match.results) + 1)
+    dealer, round_no = next_deal(room.match)
+    state, events = await rules.start_round(room.options, room.n, seed=room.match.seed, dealer=dealer,
+                                            round_no=round_no)
     d.add(RoundDealt(round_no=state.round_no, dealer=state.dealer, deck=state.deck, events=tuple(events)))
 
 

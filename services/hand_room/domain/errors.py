@@ -5,6 +5,8 @@ from __future__ import annotations
 import enum
 from typing import Any
 
+from hand_common.refusal import Refusal
+
 
 class RoomCode(enum.Enum):
     ROOM_NOT_FOUND = "ROOM_NOT_FOUND"
@@ -35,11 +37,8 @@ PERMISSION = {"SEAT_TOKEN_INVALID", "NOT_HOST", "JOIN_CODE_REQUIRED"}
 UNAVAILABLE = {"ROOM_UNAVAILABLE"}
 
 
-class RoomError(Exception):
+class RoomError(Refusal):
     """A refused room command; nothing changed."""
 
     def __init__(self, code: RoomCode | str, detail: str = "", **params: Any) -> None:
-        self.code = code.value if isinstance(code, RoomCode) else code
-        self.detail = detail
-        self.params = params
-        super().__init__(f"{self.code}: {detail}")
+        super().__init__(code.value if isinstance(code, RoomCode) else code, detail, **params)

@@ -13,8 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Union
 
-from hand_engine import Action, Options, RoundResult
-from hand_engine.match import Standing
+from hand_engine import Action, Options, RoundResult, Standing
 
 SEAT_KINDS = ("human", "bot")
 BOT_LEVELS = ("beginner", "middle", "strong", "expert")

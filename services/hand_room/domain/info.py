@@ -8,7 +8,7 @@ spectator); the join code goes to seated readers only.
 from __future__ import annotations
 
 from hand.v1 import room_pb2
-from hand_engine.match import standings
+from hand_engine import standings
 from hand_rules.convert import options_to_proto
 
 from .codec import level_to_proto, standing_to_proto

@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 
 from hand_engine import MatchState, Options, RoundState
+
+
+def token_hash(token: str) -> str:
+    """What a room keeps of a seat token: its sha256 ("" for no token)."""
+    return hashlib.sha256(token.encode()).hexdigest() if token else ""
 
 
 @dataclass(frozen=True)

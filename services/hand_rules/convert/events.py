@@ -15,7 +15,7 @@ from google.protobuf.descriptor import FieldDescriptor
 
 from hand.v1 import events_pb2
 from hand_engine import Code, Meld, RoundResult, RuleViolation
-from hand_engine import events as _events  # the event classes (not re-exported by the engine)
+import hand_engine as _engine  # the event classes, by name
 
 from . import state as _state
 from ._cards import card_in, cards_in, cards_out
@@ -26,7 +26,7 @@ _CARDS = frozenset({"cards", "deck", "order"})
 
 _ONEOF = events_pb2.Event.DESCRIPTOR.oneofs_by_name["event"]
 _MEMBER_OF = {f.message_type.name: f.name for f in _ONEOF.fields}
-_CLASSES = {name: getattr(_events, name) for name in _MEMBER_OF}
+_CLASSES = {name: getattr(_engine, name) for name in _MEMBER_OF}
 _TO_ENGINE = {"Meld": _state.meld_from_proto, "RoundResult": _state.result_from_proto}
 
 

@@ -70,7 +70,7 @@ def suggestion_to_proto(s: Any) -> rules_service_pb2.SuggestMeldsResponse:
 
 def view_from_proto(msg: views_pb2.SeatView) -> SeatView:
     """A wire SeatView back to the engine's (a bot or any client of the contract)."""
-    from hand_engine.views import PublicSeat, TurnView
+    from hand_engine import PublicSeat, TurnView
 
     from ._cards import card_in, cards_in
     from .state import meld_from_proto, result_from_proto

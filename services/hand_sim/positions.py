@@ -1,14 +1,10 @@
-"""Build positions for tests from text notation (``"KS QS JS 7H"``)."""
+"""Positions built from text notation (``"KS QS JS 7H"``), for tests and benchmarks."""
 
 from __future__ import annotations
 
-from dataclasses import replace
 from typing import Sequence
 
-from hand_engine import Options, parse_cards
-from hand_engine.invariants import check_state
-from hand_engine.melds import new_meld
-from hand_engine.state import RoundState, Seat, Turn
+from hand_engine import Options, RoundState, Seat, Turn, check_state, new_meld, parse_cards
 
 
 def build(
@@ -69,7 +65,3 @@ def build(
     )
     check_state(state)
     return state
-
-
-def with_turn(state: RoundState, **changes) -> RoundState:
-    return replace(state, turn=replace(state.turn, **changes))

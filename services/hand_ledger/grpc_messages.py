@@ -4,15 +4,13 @@ from __future__ import annotations
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
-from hand_engine import view
-from hand_engine.notation import options_from_dict
-from hand_rules.convert import cards_out, options_to_proto, state_to_proto, view_to_proto
-from hand_rules.convert._enums import FINISH, EnumCodec
+from hand_engine import options_from_dict, unit_of, view
+from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
 from hand_room.domain import complete, for_seat, room_info, to_proto
 
 from .reads import PlayerStats, Sheet
 from .replay import Check, Step
-from .sheets import Outcome, unit_seats
+from .sheets import Outcome, provisional_standings
 
 _KIND = {"empty": room_pb2.SEAT_KIND_EMPTY, "human": room_pb2.SEAT_KIND_HUMAN, "bot": room_pb2.SEAT_KIND_BOT}
 _STATUS = {"waiting": room_pb2.ROOM_STATUS_WAITING, "playing": room_pb2.ROOM_STATUS_PLAYING,
@@ -27,7 +25,7 @@ def sheet_to_proto(s: Sheet) -> pb.ScoreSheet:
                         options=options_to_proto(options_from_dict(s.options)), status=_STATUS[s.status])
     for seat in s.seats:
         msg.seats.add(seat=seat.seat, player_id=seat.player_id, name=seat.name, kind=_KIND[seat.kind],
-                      unit=seat.seat % 2 if partnership else seat.seat)
+                      unit=unit_of(seat.seat, partnership))
     for r in s.rounds:
         row = msg.rounds.add(round_no=r.round_no, playoff=r.playoff, dealer=r.dealer,
                              finish=FINISH.encode(r.finish), winner=r.winner, multiplier=r.multiplier)
@@ -47,22 +45,17 @@ def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None) -> pb.MatchR
     msg = pb.MatchResult(room_id=room_id, over=out is not None, tie_break=TIE_BREAK.encode(o["tie_break"]),
                          rounds=o["rounds"])
     if out is None:
-        partnership, n = bool(o["partnership"]), len(sheet.seats)
-        units = (0, 1) if partnership else tuple(range(n))
-        for u in units:
-            total = sum(r.unit_score(u, partnership) for r in sheet.rounds)
-            seats = unit_seats(u, n, partnership)
-            msg.standings.add(unit=u, seats=seats, total=total, regular_total=total,
-                              player_ids=[sheet.seats[s].player_id for s in seats],
-                              outs=sum(1 for r in sheet.rounds if r.winner in seats),
-                              penalty_points=sum(max(0, r.unit_score(u, partnership)) for r in sheet.rounds))
+        standings = provisional_standings(
+            sheet.rounds, n=len(sheet.seats), partnership=bool(o["partnership"]),
+            player_ids={s.seat: s.player_id for s in sheet.seats})
         msg.playoff_rounds = sum(1 for r in sheet.rounds if r.playoff)
-        return msg
-    msg.winners.extend(out.winners)
-    msg.outcome = OUTCOME.encode(out.outcome)
-    msg.tied.extend(out.tied)
-    msg.playoff_rounds = out.playoff_rounds
-    for s in out.standings:
+    else:
+        standings = out.standings
+        msg.winners.extend(out.winners)
+        msg.outcome = OUTCOME.encode(out.outcome)
+        msg.tied.extend(out.tied)
+        msg.playoff_rounds = out.playoff_rounds
+    for s in standings:
         msg.standings.add(unit=s.unit, seats=s.seats, player_ids=s.player_ids, total=s.total,
                           regular_total=s.regular_total, outs=s.outs, penalty_points=s.penalty_points,
                           place=s.place, winner=s.winner)

@@ -10,8 +10,9 @@ from google.rpc import status_pb2
 
 from hand.v1 import errors_pb2
 from hand_engine import Code, RuleViolation
-from hand_rules.errors import MALFORMED, error_code, from_status, rule_error, status_code, to_status
-from hand_rules.messages import CATALOGUE, LANGUAGES, language, message
+from hand_common.language import LANGUAGES, language
+from hand_common.rule_messages import CATALOGUE, message
+from hand_common.status import MALFORMED, error_code, from_status, rule_error, rule_status, status_code
 
 ARABIC = re.compile(r"[\u0600-\u06FF]")
 
@@ -55,7 +56,7 @@ def test_parameters_fill_the_message_and_cards_are_named() -> None:
 
 def test_the_status_carries_one_rule_error_with_code_message_and_params() -> None:
     exc = RuleViolation(Code.NOT_YOUR_TURN, "it is seat 2's turn", seat=2)
-    status = to_status(exc, "ar")
+    status = rule_status(exc, "ar")
     assert status.code is grpc.StatusCode.FAILED_PRECONDITION
     ((key, value),) = status.trailing_metadata
     assert key == "grpc-status-details-bin"

@@ -2,8 +2,7 @@
 
 Each entry lists templates per language, most specific first; the first whose
 ``{params}`` are all known is used, so a code raised with or without
-parameters reads well either way. ``language()`` picks the caller's language
-from an ``accept-language`` value (default English).
+parameters reads well either way.
 """
 
 from __future__ import annotations
@@ -11,10 +10,10 @@ from __future__ import annotations
 import string
 from collections.abc import Mapping
 
-from hand_common.language import DEFAULT_LANGUAGE, LANGUAGES, language
+from .language import DEFAULT_LANGUAGE
 from hand_engine import Code, format_card
 
-__all__ = ["CATALOGUE", "DEFAULT_LANGUAGE", "LANGUAGES", "language", "message"]
+__all__ = ["CATALOGUE", "message", "shown_params"]
 
 # code → {language: (template, ...)}
 CATALOGUE: dict[Code, dict[str, tuple[str, ...]]] = {

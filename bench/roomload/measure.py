@@ -1,0 +1,44 @@
+"""Progress lines, percentiles, and what a process costs (CPU, memory) from /proc."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+CLK_TCK = os.sysconf("SC_CLK_TCK")
+PAGE = os.sysconf("SC_PAGE_SIZE")
+
+
+def progress(text: str) -> None:
+    print(f"bench_rooms: {text}", file=sys.stderr, flush=True)
+
+
+def pct(values: list[float], p: float) -> float | None:
+    """The p-th percentile of ``values`` (seconds) in ms, None if empty."""
+    if not values:
+        return None
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(p / 100 * len(ordered)))] * 1000
+
+
+def cpu_s(pid: int) -> float:
+    """utime + stime of every thread of ``pid``, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def main_thread_sched(pid: int) -> tuple[float, float]:
+    """Seconds the process's main (event-loop) thread has run on a CPU, and waited runnable for one."""
+    run_ns, wait_ns, _ = Path(f"/proc/{pid}/task/{pid}/schedstat").read_text().split()
+    return int(run_ns) / 1e9, int(wait_ns) / 1e9
+
+
+def machine_busy_s() -> float:
+    """CPU seconds used by everything on the machine (all CPUs) since boot, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    return (sum(fields[:8]) - fields[3] - fields[4]) / CLK_TCK  # minus idle and iowait
+
+
+def rss_bytes(pid: int) -> int:
+    return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
