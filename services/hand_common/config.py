@@ -551,13 +551,13 @@ class WebConfig:
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> WebConfig:
-        env = _Reader(environ)
-        origins = tuple(o.strip().rstrip("/") for o in env._raw("HAND_WEB_CORS_ORIGINS").split(",") if o.strip())
+        env = EnvReader(environ)
+        origins = tuple(o.strip().rstrip("/") for o in env.raw("HAND_WEB_CORS_ORIGINS").split(",") if o.strip())
         config = cls(
             host=env.text("HAND_WEB_HOST"),
             port=env.integer("HAND_WEB_PORT", 0, 65535),
             cors_origins=origins,
-            static_dir=env._raw("HAND_WEB_STATIC_DIR"),
+            static_dir=env.raw("HAND_WEB_STATIC_DIR"),
             log=LogConfig._read(env),
             enabled=env.choice("HAND_WEB_ENABLED", ("on", "off")) == "on",
         )
