@@ -49,7 +49,9 @@ from typing import Any
 
 import grpc
 
-from roomload import ROOT
+sys.path.insert(0, str(Path(__file__).resolve().parent))  # bench/roomload, however this file is loaded
+
+from roomload import ROOT  # noqa: E402
 from roomload.baselines import grpc_echoes, kafka_round_trips
 from roomload.clients import BenchRoom, Seat, Tally, bounded, create_room
 from roomload.measure import main_thread_sched, pct, progress, rss_bytes

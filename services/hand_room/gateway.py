@@ -224,7 +224,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if not request.HasField("seat"):
             raise limits.invalid("seat", "seat is required")
         reply = await self._call(Command(request.room_id, RemovePlayer(request.seat), seat=seat))
-        return pb.RemovePlayerResponse(room=await self._after(request.room_id, reply, seat))
+        return pb.RemovePlayerResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:

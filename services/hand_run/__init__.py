@@ -166,7 +166,7 @@ class Ledger(_Served):
             await self.server.stop()
 
 
-class Web:
+class Web(_Served):
     """Connect + gRPC-Web for the services above, and the web app (``hand_web``)."""
 
     name = "web"
@@ -175,10 +175,6 @@ class Web:
         self.config = WebConfig.from_env(environ)
         self.stack = stack
         self.server = None
-
-    @property
-    def target(self) -> str:
-        return self.server.target if self.server else ""
 
     @property
     def url(self) -> str:
