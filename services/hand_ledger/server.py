@@ -23,6 +23,7 @@ from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
 from .consumer import LedgerConsumer
+from .repair import GapRepair
 from .service import LedgerService
 from .store import LedgerStore
 
@@ -59,8 +60,12 @@ class LedgerServer:
         if self.kafka is not None:
             if self.topic is None:
                 await ensure_topics(self.kafka)
+            repair = None
+            if self.config.eventstore_url:
+                repair = GapRepair(self.config.eventstore_url, after_s=self.config.repair_after_s)
+                await repair.start()
             self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
-                                           topic=self.topic or ROOM_EVENTS)
+                                           topic=self.topic or ROOM_EVENTS, repair=repair)
             await self.consumer.start()
         verifier = Verifier.from_config(self.config.identity)
         server = grpc.aio.server(options=self.config.server.channel_options(),
@@ -88,6 +93,8 @@ class LedgerServer:
             self._server = None
         if self.consumer is not None:
             await self.consumer.stop()
+            if self.consumer.repair is not None:
+                await self.consumer.repair.close()
             self.consumer = None
         await self.store.close()
         log.info("stopped", service=SERVICE_NAME)

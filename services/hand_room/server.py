@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import grpc
@@ -72,7 +73,10 @@ class RoomServer:
             await self.relay.start()
             self.repo = RoomRepository(self.store)
             self.feeds = Feeds(self.store, self.repo)
-            self.owner = RoomOwner(self.store, index, self.kafka, self.rules, self.relay,
+            # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).
+            owner_kafka = dataclasses.replace(self.kafka, session_timeout_ms=self.config.session_timeout_ms,
+                                              heartbeat_interval_ms=self.config.heartbeat_ms)
+            self.owner = RoomOwner(self.store, index, owner_kafka, self.rules, self.relay,
                                    group_id=self.config.group_id,
                                    away_after_timeouts=self.config.away_after_timeouts, topics=self.topics,
                                    repo=self.repo, feeds=self.feeds)
