@@ -31,6 +31,7 @@ from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
 from hand_engine import RuleViolation
+from hand_infra.broker_watch import stop_in_background
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
@@ -54,8 +55,11 @@ def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | 
 class _Listener(ConsumerRebalanceListener):
     def __init__(self, owner: LedgerConsumer) -> None:
         self.owner = owner
+        self.active = True  # False once its consumer is replaced (reconnect)
 
     async def on_partitions_revoked(self, revoked) -> None:
+        if not self.active:
+            return
         self.owner.hold.drop_partitions(revoked)
         for tp in revoked:
             self.owner._committed.pop(tp, None)
@@ -76,6 +80,7 @@ class LedgerConsumer:
         self.max_records, self.retry_interval = max_records, retry_interval
         self.hold = Hold()
         self._consumer: AIOKafkaConsumer | None = None
+        self._listener: _Listener | None = None
         self._task: asyncio.Task[None] | None = None
         self._committed: dict[Any, int] = {}
         self.batches = 0
@@ -83,9 +88,36 @@ class LedgerConsumer:
 
     async def start(self) -> None:
         self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
-        self._consumer.subscribe([self.topic], listener=_Listener(self))
+        self._listener = _Listener(self)
+        self._consumer.subscribe([self.topic], listener=self._listener)
         await self._consumer.start()
         self._task = asyncio.create_task(self._run(), name="ledger-consumer")
+
+    async def reconnect(self) -> None:
+        """After a broker outage: a new consumer (positions from the group's commits, or the
+        start of a re-created topic — never offsets the broker lost) and a hold re-seeded
+        from the archive. Rooms being watched for gaps stay watched, so a room whose last
+        events went with the broker is still completed from the event store."""
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        if self._listener is not None:
+            self._listener.active = False
+        if self._consumer is not None:  # out of the new group before the new consumer joins
+            try:
+                await asyncio.wait_for(asyncio.shield(self._consumer.stop()), 2)
+            except Exception:
+                stop_in_background(self._consumer)
+            self._consumer = None
+        self.hold.reset()
+        self._committed.clear()
+        if self.repair is not None and self.repair.watched():
+            for room_id, next_seq in (await self.store.next_seqs(self.repair.watched())).items():
+                self.hold.seed(room_id, next_seq)
+        began = asyncio.get_running_loop().time()
+        await self.start()
+        log.info("ledger_reconnected", start_s=round(asyncio.get_running_loop().time() - began, 2))
 
     async def stop(self) -> None:
         """Stop consuming (a batch in flight is abandoned: its offsets stay uncommitted)."""
@@ -184,7 +216,7 @@ class LedgerConsumer:
             filled = len(missing) - (self.hold.duplicates - duplicates)
             self.repair.repaired += filled
             log.info("gap_repaired", room_id=room_id, from_seq=next_seq, events=filled)
-            if room_id in self.repair._rooms and self.hold.next_seq(room_id) == next_seq:
+            if room_id in self.repair.watched() and self.hold.next_seq(room_id) == next_seq:
                 self.repair.nothing_missing(room_id)  # the store is behind too: look later
         if recorded:
             await self._commit()

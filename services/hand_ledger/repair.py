@@ -76,6 +76,10 @@ class GapRepair:
         """The room's match ended and is recorded: nothing more to repair."""
         self._rooms.pop(room_id, None)
 
+    def watched(self) -> list[str]:
+        """The rooms being watched (open matches the ledger has heard of)."""
+        return list(self._rooms)
+
     def due(self, now: float | None = None) -> list[str]:
         """Rooms whose time to look in the store has come."""
         now = time.monotonic() if now is None else now

@@ -19,6 +19,7 @@ from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
 from hand_common.identity import Verifier
 from hand_common.serving import bind, edge_interceptors
+from hand_infra.broker_watch import BrokerWatch
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
@@ -46,6 +47,7 @@ class LedgerServer:
         self.config, self.kafka, self.topic = config, kafka, topic
         self.store = store or LedgerStore(config.url)
         self.consumer: LedgerConsumer | None = None
+        self.watch: BrokerWatch | None = None
         self.port = 0
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
@@ -67,6 +69,9 @@ class LedgerServer:
             self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
                                            topic=self.topic or ROOM_EVENTS, repair=repair)
             await self.consumer.start()
+            self.watch = BrokerWatch(self.kafka, [self.topic or ROOM_EVENTS])  # outages: reconnect
+            self.watch.on_recover.append(self.consumer.reconnect)
+            await self.watch.start()
         verifier = Verifier.from_config(self.config.identity)
         server = grpc.aio.server(options=self.config.server.channel_options(),
                                  interceptors=edge_interceptors(self.config.limits, verifier))
@@ -91,6 +96,9 @@ class LedgerServer:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
             self._server = None
+        if self.watch is not None:
+            await self.watch.stop()
+            self.watch = None
         if self.consumer is not None:
             await self.consumer.stop()
             if self.consumer.repair is not None:

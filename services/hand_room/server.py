@@ -16,10 +16,11 @@ from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
 from hand_common.identity import Verifier
 from hand_common.serving import bind, edge_interceptors
+from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ensure_topics
+from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES, ensure_topics
 
 from .bus import Bus
 from .feeds import Feeds
@@ -52,6 +53,7 @@ class RoomServer:
         self.repo: RoomRepository | None = None
         self.feeds: Feeds | None = None
         self.rules = None
+        self.watch: BrokerWatch | None = None
 
     @property
     def target(self) -> str:
@@ -68,7 +70,10 @@ class RoomServer:
             t = self.topics or {}
             events = t.get("events", ROOM_EVENTS)
             public = t.get("public", ROOM_EVENTS_PUBLIC if "events" not in t else f"{events}-public")
-            self.relay = OutboxRelay(self.store, self.kafka, topic=events,
+            names = [t.get("commands", ROOM_COMMANDS), t.get("replies", ROOM_REPLIES), events, public,
+                     t.get("bots", BOT_REQUESTS)]
+            self.watch = BrokerWatch(self.kafka, names)  # outages: fail fast, then reconnect
+            self.relay = OutboxRelay(self.store, self.kafka, topic=events, watch=self.watch,
                                      routes=[(events, private_value), (public, public_value)])
             await self.relay.start()
             self.repo = RoomRepository(self.store)
@@ -80,11 +85,15 @@ class RoomServer:
                                    group_id=self.config.group_id,
                                    away_after_timeouts=self.config.away_after_timeouts, topics=self.topics,
                                    repo=self.repo, feeds=self.feeds)
+            self.owner.watch = self.watch
             await self.owner.start()
             self.bus = Bus(self.kafka, instance_id=self.instance_id,
                            command_timeout_s=self.config.command_timeout_s, topics=self.topics,
-                           feeds=self.feeds)
+                           feeds=self.feeds, watch=self.watch)
             await self.bus.start()
+            # the bus first: replies to commands the new owner consumer applies must be seen
+            self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
+            await self.watch.start()
             verifier = Verifier.from_config(self.config.identity)
             server = grpc.aio.server(options=self.config.server.channel_options(),
                                      interceptors=edge_interceptors(self.config.limits, verifier))
@@ -122,7 +131,7 @@ class RoomServer:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
             self._server = None
-        for part in (self.bus, self.owner, self.relay, self.feeds):
+        for part in (self.watch, self.bus, self.owner, self.relay, self.feeds):
             if part is not None:
                 await part.stop()
         if isinstance(self.rules, GrpcRules):
