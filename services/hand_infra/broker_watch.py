@@ -40,6 +40,14 @@ log = structlog.get_logger("hand_infra.broker_watch")
 Recover = Callable[[], Awaitable[None]]
 
 
+async def cancel_task(task: asyncio.Task | None) -> None:
+    """Cancel a background loop and wait for it to end."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
 def stop_in_background(client) -> None:
     """Stop an old Kafka client without waiting for it (its broker may be gone: leaving a
     group or flushing can take seconds). Errors are dropped: it is being replaced."""
@@ -48,6 +56,23 @@ def stop_in_background(client) -> None:
             await asyncio.wait_for(client.stop(), 10)
 
     asyncio.ensure_future(stop())
+
+
+async def retire_consumer(task: asyncio.Task | None, listener, consumer, wait_s: float = 2.0) -> None:
+    """Before a consumer is replaced (a reconnect): end its loop, silence its rebalance
+    listener (``listener.active = False``) and take it out of its group — at most
+    ``wait_s`` s, then in the background — so it does not sit on partitions."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    if listener is not None:
+        listener.active = False
+    if consumer is not None:
+        try:
+            await asyncio.wait_for(asyncio.shield(consumer.stop()), wait_s)
+        except Exception:
+            stop_in_background(consumer)
 
 
 def _endpoints(bootstrap: str) -> list[tuple[str, int]]:
@@ -82,11 +107,8 @@ class BrokerWatch:
         self._task = asyncio.create_task(self._loop(), name="broker-watch")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_task(self._task)
+        self._task = None
 
     async def _reachable(self) -> bool:
         for host, port in _endpoints(self.settings.bootstrap_servers or ""):

@@ -31,7 +31,7 @@ from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
 from hand_engine import RuleViolation
-from hand_infra.broker_watch import stop_in_background
+from hand_infra.broker_watch import retire_consumer
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
@@ -98,18 +98,8 @@ class LedgerConsumer:
         start of a re-created topic — never offsets the broker lost) and a hold re-seeded
         from the archive. Rooms being watched for gaps stay watched, so a room whose last
         events went with the broker is still completed from the event store."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        if self._listener is not None:
-            self._listener.active = False
-        if self._consumer is not None:  # out of the new group before the new consumer joins
-            try:
-                await asyncio.wait_for(asyncio.shield(self._consumer.stop()), 2)
-            except Exception:
-                stop_in_background(self._consumer)
-            self._consumer = None
+        await retire_consumer(self._task, self._listener, self._consumer)
+        self._consumer = None
         self.hold.reset()
         self._committed.clear()
         if self.repair is not None and self.repair.watched():

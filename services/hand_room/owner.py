@@ -25,7 +25,7 @@ from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
 from hand_rules.messages import shown_params
-from hand_infra.broker_watch import stop_in_background
+from hand_infra.broker_watch import retire_consumer
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -142,17 +142,7 @@ class RoomOwner:
         topic, never from offsets the broker lost. The rooms owned so far stay decided
         in-process until the new assignment replaces them (a second owner meanwhile is
         refused by the store's unique seq); they are reloaded on assignment."""
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
-        if self._listener is not None:
-            self._listener.active = False
-        if self._consumer is not None:  # out of the new group before the new consumer joins
-            try:
-                await asyncio.wait_for(asyncio.shield(self._consumer.stop()), 2)
-            except Exception:
-                stop_in_background(self._consumer)
+        await retire_consumer(self._task, self._listener, self._consumer)
         self._replace_owned = True
         self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
         self._listener = _Listener(self)

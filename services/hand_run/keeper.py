@@ -18,7 +18,6 @@ broker: the keeper only runs for the embedded one).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 
 import structlog
@@ -26,6 +25,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from hand_infra import _proc
 from hand_infra.broker import TansuBroker
+from hand_infra.broker_watch import cancel_task
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 
@@ -70,11 +70,8 @@ class BrokerKeeper:
         self._task = asyncio.create_task(self._loop(), name="broker-keeper")
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
+        await cancel_task(self._task)
+        self._task = None
 
     async def _loop(self) -> None:
         while True:
