@@ -75,6 +75,37 @@ async def retire_consumer(task: asyncio.Task | None, listener, consumer, wait_s:
             stop_in_background(consumer)
 
 
+class PastEndCheck:
+    """Catches a broker that restarted between two probes: a partition whose consumer
+    position is past its high watermark (from the last fetch response, exact on Tansu
+    too, unlike ListOffsets) was re-created empty — Tansu answers such fetches with
+    nothing, not OffsetOutOfRange. It is read again from its beginning (everything
+    in it is new); consumers de-duplicate by command id or ``(room_id, seq)``. Call
+    it from the consumer's loop; it looks at most every ``every_s`` s."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.every_s = every_s
+        self._at = 0.0
+        self.resets = 0
+
+    async def __call__(self, consumer) -> int:
+        now = time.monotonic()
+        if consumer is None or now < self._at:
+            return 0
+        self._at = now + self.every_s
+        past = []
+        for tp in consumer.assignment():
+            high = consumer.highwater(tp)
+            if high is not None and await consumer.position(tp) > high:
+                past.append(tp)
+        if past:
+            await consumer.seek_to_beginning(*past)
+            self.resets += len(past)
+            log.warning("partitions_past_end_reset", topic=past[0].topic,
+                        partitions=sorted(tp.partition for tp in past))
+        return len(past)
+
+
 def _endpoints(bootstrap: str) -> list[tuple[str, int]]:
     out = []
     for item in bootstrap.split(","):

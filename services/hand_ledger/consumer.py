@@ -31,7 +31,7 @@ from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
 from hand_engine import RuleViolation
-from hand_infra.broker_watch import retire_consumer
+from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
@@ -100,14 +100,18 @@ class LedgerConsumer:
         events went with the broker is still completed from the event store."""
         await retire_consumer(self._task, self._listener, self._consumer)
         self._consumer = None
+        await self._reseed()
+        began = asyncio.get_running_loop().time()
+        await self.start()
+        log.info("ledger_reconnected", start_s=round(asyncio.get_running_loop().time() - began, 2))
+
+    async def _reseed(self) -> None:
+        """Forget the hold; the rooms watched for gaps restart from the archive."""
         self.hold.reset()
         self._committed.clear()
         if self.repair is not None and self.repair.watched():
             for room_id, next_seq in (await self.store.next_seqs(self.repair.watched())).items():
                 self.hold.seed(room_id, next_seq)
-        began = asyncio.get_running_loop().time()
-        await self.start()
-        log.info("ledger_reconnected", start_s=round(asyncio.get_running_loop().time() - began, 2))
 
     async def stop(self) -> None:
         """Stop consuming (a batch in flight is abandoned: its offsets stay uncommitted)."""
@@ -129,8 +133,11 @@ class LedgerConsumer:
     async def _run(self) -> None:
         assert self._consumer is not None
         rewind = False
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
             try:
+                if await past_end(self._consumer):  # what the hold had came from the old partitions
+                    await self._reseed()
                 if rewind:  # nothing is read until the partitions are back at their commits
                     await self._rewind()
                     rewind = False

@@ -19,7 +19,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from hand_infra.broker_watch import BrokerWatch, stop_in_background
+from hand_infra.broker_watch import BrokerWatch, PastEndCheck, stop_in_background
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES
 
@@ -99,8 +99,10 @@ class Bus:
             await self._producer.stop()
 
     async def _consume(self, consumer: AIOKafkaConsumer, handler) -> None:
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
             try:
+                await past_end(consumer)
                 batch = await consumer.getmany(timeout_ms=100, max_records=1000)
             except KafkaError as exc:  # the broker went away: the watch reconnects
                 log.warning("bus_fetch_failed", error=type(exc).__name__)

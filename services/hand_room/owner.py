@@ -25,7 +25,7 @@ from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
 from hand_rules.messages import shown_params
-from hand_infra.broker_watch import retire_consumer
+from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -201,7 +201,9 @@ class RoomOwner:
 
     async def _poll(self) -> None:
         assert self._consumer is not None
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
+            await past_end(self._consumer)
             batch = await self._consumer.getmany(timeout_ms=200, max_records=1000)
             if not batch:
                 continue

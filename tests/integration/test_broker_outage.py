@@ -39,6 +39,18 @@ async def archived_seqs(ledger: LedgerServer, room_id: str) -> list[int]:
         return [r[0] for r in rows]
 
 
+async def assert_streams_and_ledger_agree(watchers, ledger: LedgerServer, room_id: str, stored: list[int]) -> None:
+    """Every stream saw each seq once, without a gap, to the last stored; the ledger
+    ends with exactly the stored seqs (polled with a deadline)."""
+    for seat, w in watchers.items():
+        seqs = [m.event.seq for m in w.messages if m.HasField("event")]
+        assert seqs == list(range(seqs[0], stored[-1] + 1)), f"seat {seat}: a gap or a duplicate"
+    deadline = time.monotonic() + 60
+    while await archived_seqs(ledger, room_id) != stored and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert await archived_seqs(ledger, room_id) == stored
+
+
 @pytest.mark.timeout(240)
 async def test_a_match_goes_on_through_a_broker_restart_and_everything_agrees(tmp_path: Path, unique: str) -> None:
     stack = Stack()
@@ -97,13 +109,7 @@ async def test_a_match_goes_on_through_a_broker_restart_and_everything_agrees(tm
         assert not await events.pending_outbox(), "the relay did not catch up"
         await events.close()
         assert stored == list(range(len(stored)))
-        for seat, w in watchers.items():
-            seqs = [m.event.seq for m in w.messages if m.HasField("event")]
-            assert seqs == list(range(seqs[0], stored[-1] + 1)), f"seat {seat}: a gap or a duplicate"
-        deadline = time.monotonic() + 60
-        while await archived_seqs(ledger, room_id) != stored and time.monotonic() < deadline:
-            await asyncio.sleep(0.1)
-        assert await archived_seqs(ledger, room_id) == stored
+        await assert_streams_and_ledger_agree(watchers, ledger, room_id, stored)
         print(f"broker outage: watch recovered {room.watch.last_outage_s} s after the broker went down; "
               f"kill→recovered {recovered_s:.2f} s (keeper held back); keeper restart took "
               f"{broker.keeper.last_restart_s} s; ledger repaired {ledger.consumer.repair.repaired} events")
