@@ -114,6 +114,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "2", "consecutive expired turns after which a bot takes the seat over"
         ),
         "HAND_ROOM_GROUP": EnvVar("hand-room-owners", "consumer group of the room owners"),
+        "HAND_ROOM_SESSION_TIMEOUT_MS": EnvVar(
+            "1000", "consumer-group session timeout of the room owners: a killed owner's rooms "
+                    "move after about this plus half of it (Kafka brokers need "
+                    "group.min.session.timeout.ms at or below it)"
+        ),
+        "HAND_ROOM_HEARTBEAT_MS": EnvVar(
+            "200", "heartbeat interval of the room owners (well below the session timeout)"
+        ),
         "HAND_ROOM_LOCAL_COMMANDS": EnvVar(
             "on", "on: an instance that owns a room decides its commands in-process (no Kafka "
                   "round trip); off: every command goes through hand.room-commands"
@@ -143,6 +151,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_WEB_ENABLED": EnvVar(
             "off", "on: python -m hand_rules / hand_room / hand_ledger also serve their service over "
             "Connect and gRPC-Web on HAND_WEB_HOST:HAND_WEB_PORT (make run always does, for all three)"
+        ),
+        "HAND_LEDGER_EVENTSTORE_URL": EnvVar(
+            "", "the room service's event store, read-only: a room whose next event does not "
+                "arrive from the broker in time is completed from it; empty: no repair"
+        ),
+        "HAND_LEDGER_REPAIR_AFTER_S": EnvVar(
+            "3", "seconds without progress (a gap, or silence in an open match) before the "
+                 "ledger reads a room's missing events from the event store"
         ),
         # --- player identity (hand_auth issues, hand_common.identity verifies) ---
         "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
@@ -472,6 +488,8 @@ class RoomConfig:
     local_commands: bool = True
     limits: RateLimitConfig = RateLimitConfig()
     identity: IdentityConfig = IdentityConfig()
+    session_timeout_ms: int = 1000
+    heartbeat_ms: int = 200
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -487,6 +505,8 @@ class RoomConfig:
             local_commands=env.choice("HAND_ROOM_LOCAL_COMMANDS", ("on", "off")) == "on",
             limits=RateLimitConfig._read(env),
             identity=IdentityConfig._read(env),
+            session_timeout_ms=env.integer("HAND_ROOM_SESSION_TIMEOUT_MS", 500, 300_000),
+            heartbeat_ms=env.integer("HAND_ROOM_HEARTBEAT_MS", 50, 60_000),
         )
         env.check("room service")
         return config
@@ -502,6 +522,8 @@ class LedgerConfig:
     group_id: str
     limits: RateLimitConfig = RateLimitConfig()
     identity: IdentityConfig = IdentityConfig()
+    eventstore_url: str = ""
+    repair_after_s: float = 3.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
@@ -513,6 +535,8 @@ class LedgerConfig:
             group_id=env.text("HAND_LEDGER_GROUP"),
             limits=RateLimitConfig._read(env),
             identity=IdentityConfig._read(env),
+            eventstore_url=env.text("HAND_LEDGER_EVENTSTORE_URL"),
+            repair_after_s=env.number("HAND_LEDGER_REPAIR_AFTER_S", 0.1, 3600),
         )
         env.check("ledger service")
         return config

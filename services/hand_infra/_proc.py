@@ -38,8 +38,13 @@ def free_port(host: str = "127.0.0.1") -> int:
 
 
 def port_is_free(host: str, port: int) -> bool:
-    """True if nothing is bound to ``host:port`` right now."""
+    """True if nothing listens on ``host:port`` right now.
+
+    SO_REUSEADDR, as the brokers' own listeners do: connections of a stopped
+    broker left in TIME_WAIT do not keep its port from being reused (a
+    restart on the same port), a listening socket still does."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind((host, port))
         except OSError:

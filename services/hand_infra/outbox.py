@@ -10,6 +10,10 @@ consumers put a :class:`Deduper` in front of their handler.
 
 If a send fails, the relay marks nothing after it for that room, so the
 failed event and its successors go out again, in order, on the next pass.
+A pass waits at most ``ack_timeout`` s for the broker's acks (unacked rows
+stay pending), and while a :class:`~hand_infra.broker_watch.BrokerWatch`
+says the broker is down the relay does not try: the outbox fills, and is
+published in order once the broker (and its topics) are back.
 """
 
 from __future__ import annotations
@@ -50,7 +54,8 @@ class OutboxRelay:
     def __init__(self, store: EventStore, settings: KafkaSettings, topic: str = ROOM_EVENTS,
                  batch_size: int = 500, idle_interval: float = 0.05,
                  retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None,
-                 mark_interval: float = 0.0) -> None:
+                 mark_interval: float = 0.0, ack_timeout: float = 5.0, watch: Any = None) -> None:
+        self.ack_timeout, self.watch = ack_timeout, watch
         self.store, self.settings, self.topic = store, settings, topic
         # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
         # (one write transaction for many passes; a crash before the mark re-publishes them,
@@ -104,6 +109,10 @@ class OutboxRelay:
     async def _loop(self) -> None:
         while not self._stopping:
             self._wake.clear()
+            if self.watch is not None and not self.watch.up:  # the outbox waits for the broker
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._wake.wait(), self.retry_interval)
+                continue
             try:
                 count = await self.publish_pending()
             except Exception:  # keep relaying; the rows stay pending
@@ -152,7 +161,11 @@ class OutboxRelay:
                 blocked.add(entry.room_id)
                 continue
             sent.append((entry, asyncio.gather(*futures)))
-        results = await asyncio.gather(*(f for _, f in sent), return_exceptions=True)
+        try:
+            results = await asyncio.wait_for(asyncio.shield(
+                asyncio.gather(*(f for _, f in sent), return_exceptions=True)), self.ack_timeout)
+        except TimeoutError:  # the broker went quiet: all of it goes out again
+            results = [TimeoutError("no ack in time")] * len(sent)
         acked: list[int] = []
         for (entry, _), result in zip(sent, results, strict=True):
             if entry.room_id in blocked:

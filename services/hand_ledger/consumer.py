@@ -12,6 +12,11 @@ If a transaction fails (a database error, or an ``IntegrityError`` because
 another replica recorded some of the events during a rebalance), the
 consumer forgets what it held and rewinds its partitions to their committed
 offsets: the archive then says where each room really stands.
+
+With a :class:`~hand_ledger.repair.GapRepair` (``HAND_LEDGER_EVENTSTORE_URL``),
+a room that makes no progress for a while — held behind a gap, or silent
+with its match open — is completed from the room service's event store
+instead of waiting for the broker forever (hand_ledger/repair.py).
 """
 
 from __future__ import annotations
@@ -26,11 +31,13 @@ from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
 from hand_engine import RuleViolation
+from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
 
 from .ordering import Delivered, Hold
+from .repair import GapRepair
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.consumer")
@@ -48,8 +55,11 @@ def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | 
 class _Listener(ConsumerRebalanceListener):
     def __init__(self, owner: LedgerConsumer) -> None:
         self.owner = owner
+        self.active = True  # False once its consumer is replaced (reconnect)
 
     async def on_partitions_revoked(self, revoked) -> None:
+        if not self.active:
+            return
         self.owner.hold.drop_partitions(revoked)
         for tp in revoked:
             self.owner._committed.pop(tp, None)
@@ -62,11 +72,15 @@ class LedgerConsumer:
     """Feeds ``store`` from ``topic`` in consumer group ``group_id``; see the module doc."""
 
     def __init__(self, store: LedgerStore, settings: KafkaSettings, *, group_id: str = "hand-ledger",
-                 topic: str = ROOM_EVENTS, max_records: int = 500, retry_interval: float = 0.5) -> None:
+                 topic: str = ROOM_EVENTS, max_records: int = 500, retry_interval: float = 0.5,
+                 repair: GapRepair | None = None) -> None:
         self.store, self.settings, self.group_id, self.topic = store, settings, group_id, topic
+        self.repair = repair
+        self._repair_at = 0.0
         self.max_records, self.retry_interval = max_records, retry_interval
         self.hold = Hold()
         self._consumer: AIOKafkaConsumer | None = None
+        self._listener: _Listener | None = None
         self._task: asyncio.Task[None] | None = None
         self._committed: dict[Any, int] = {}
         self.batches = 0
@@ -74,9 +88,30 @@ class LedgerConsumer:
 
     async def start(self) -> None:
         self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
-        self._consumer.subscribe([self.topic], listener=_Listener(self))
+        self._listener = _Listener(self)
+        self._consumer.subscribe([self.topic], listener=self._listener)
         await self._consumer.start()
         self._task = asyncio.create_task(self._run(), name="ledger-consumer")
+
+    async def reconnect(self) -> None:
+        """After a broker outage: a new consumer (positions from the group's commits, or the
+        start of a re-created topic — never offsets the broker lost) and a hold re-seeded
+        from the archive. Rooms being watched for gaps stay watched, so a room whose last
+        events went with the broker is still completed from the event store."""
+        await retire_consumer(self._task, self._listener, self._consumer)
+        self._consumer = None
+        await self._reseed()
+        began = asyncio.get_running_loop().time()
+        await self.start()
+        log.info("ledger_reconnected", start_s=round(asyncio.get_running_loop().time() - began, 2))
+
+    async def _reseed(self) -> None:
+        """Forget the hold; the rooms watched for gaps restart from the archive."""
+        self.hold.reset()
+        self._committed.clear()
+        if self.repair is not None and self.repair.watched():
+            for room_id, next_seq in (await self.store.next_seqs(self.repair.watched())).items():
+                self.hold.seed(room_id, next_seq)
 
     async def stop(self) -> None:
         """Stop consuming (a batch in flight is abandoned: its offsets stay uncommitted)."""
@@ -98,14 +133,18 @@ class LedgerConsumer:
     async def _run(self) -> None:
         assert self._consumer is not None
         rewind = False
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
             try:
+                if await past_end(self._consumer):  # what the hold had came from the old partitions
+                    await self._reseed()
                 if rewind:  # nothing is read until the partitions are back at their commits
                     await self._rewind()
                     rewind = False
                 batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
                 if batch:
                     await self.handle(batch)
+                await self.repair_gaps()
             except Exception:
                 log.exception("ledger_batch_failed")
                 rewind = True
@@ -135,21 +174,56 @@ class LedgerConsumer:
         ready: list[Delivered] = []
         for item in items:
             ready.extend(self.hold.offer(item))
+            if self.repair is not None:
+                self.repair.seen(item.room_id)
         await self.store.ingest(ready)
         for item in ready:
+            if self.repair is not None:
+                self.repair.progressed(item.room_id)
             if isinstance(item.recorded.event, MatchEnded):
                 self.hold.forget(item.room_id)
+                if self.repair is not None:
+                    self.repair.finished(item.room_id)
         self.batches += 1
         self.recorded += len(ready)
         waiting = self.hold.waiting()
         log.debug("ledger_batch", received=len(items), recorded=len(ready), waiting_rooms=len(waiting))
         return len(ready)
 
+    async def repair_gaps(self, now: float | None = None) -> int:
+        """Complete the rooms without progress from the event store; return events recorded."""
+        now = asyncio.get_running_loop().time() if now is None else now
+        if self.repair is None or now < self._repair_at:
+            return 0
+        self._repair_at = now + min(0.5, self.repair.after_s / 2)
+        recorded = 0
+        waiting = self.hold.waiting()
+        for room_id in self.repair.due():
+            next_seq = self.hold.next_seq(room_id)
+            if next_seq is None:  # its partition went elsewhere, or a rewind: seen again later
+                self.repair.finished(room_id)
+                continue
+            upto = waiting[room_id][1] if room_id in waiting else None
+            missing = await self.repair.missing(room_id, next_seq, upto)
+            if not missing:
+                self.repair.nothing_missing(room_id)
+                continue
+            duplicates = self.hold.duplicates
+            recorded += await self.record(missing)
+            filled = len(missing) - (self.hold.duplicates - duplicates)
+            self.repair.repaired += filled
+            log.info("gap_repaired", room_id=room_id, from_seq=next_seq, events=filled)
+            if room_id in self.repair.watched() and self.hold.next_seq(room_id) == next_seq:
+                self.repair.nothing_missing(room_id)  # the store is behind too: look later
+        if recorded:
+            await self._commit()
+        return recorded
+
     async def _commit(self) -> None:
         if self._consumer is None:
             return
         offsets = {tp: off for tp, off in self.hold.commit_offsets().items()
-                   if off > self._committed.get(tp, -1)}
+                   if tp is not None and off > self._committed.get(tp, -1)}
         if not offsets:
             return
         try:

@@ -19,10 +19,12 @@ from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
 from hand_common.identity import Verifier
 from hand_common.serving import bind, edge_interceptors
+from hand_infra.broker_watch import BrokerWatch
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
 from .consumer import LedgerConsumer
+from .repair import GapRepair
 from .service import LedgerService
 from .store import LedgerStore
 
@@ -45,6 +47,7 @@ class LedgerServer:
         self.config, self.kafka, self.topic = config, kafka, topic
         self.store = store or LedgerStore(config.url)
         self.consumer: LedgerConsumer | None = None
+        self.watch: BrokerWatch | None = None
         self.port = 0
         self._server: grpc.aio.Server | None = None
         self._health = health.aio.HealthServicer()
@@ -58,9 +61,16 @@ class LedgerServer:
         if self.kafka is not None:
             if self.topic is None:
                 await ensure_topics(self.kafka)
+            repair = None
+            if self.config.eventstore_url:
+                repair = GapRepair(self.config.eventstore_url, after_s=self.config.repair_after_s)
+                await repair.start()
             self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
-                                           topic=self.topic or ROOM_EVENTS)
+                                           topic=self.topic or ROOM_EVENTS, repair=repair)
             await self.consumer.start()
+            self.watch = BrokerWatch(self.kafka, [self.topic or ROOM_EVENTS])  # outages: reconnect
+            self.watch.on_recover.append(self.consumer.reconnect)
+            await self.watch.start()
         verifier = Verifier.from_config(self.config.identity)
         self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers pass them too (hand_web)
         server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
@@ -87,8 +97,13 @@ class LedgerServer:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
             self._server = None
+        if self.watch is not None:
+            await self.watch.stop()
+            self.watch = None
         if self.consumer is not None:
             await self.consumer.stop()
+            if self.consumer.repair is not None:
+                await self.consumer.repair.close()
             self.consumer = None
         await self.store.close()
         log.info("stopped", service=SERVICE_NAME)

@@ -19,6 +19,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from hand_infra.broker_watch import BrokerWatch, PastEndCheck, stop_in_background
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES
 
@@ -35,8 +36,9 @@ log = structlog.get_logger("hand_room.bus")
 class Bus:
     def __init__(self, settings: KafkaSettings, *, instance_id: str | None = None,
                  command_timeout_s: float = 10.0, topics: dict[str, str] | None = None,
-                 feeds: "Feeds | None" = None) -> None:
+                 feeds: "Feeds | None" = None, watch: "BrokerWatch | None" = None) -> None:
         self.feeds = feeds
+        self.watch = watch  # broker down: commands fail fast with ROOM_UNAVAILABLE
         self.events_received = 0  # hand.room-events messages read
         self.events_decoded = 0  # ... of rooms this instance streams or holds
         self.settings = settings
@@ -54,6 +56,28 @@ class Bus:
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
+        await self._start_consumers()
+
+    async def reconnect(self) -> None:
+        """After a broker outage: new consumers near the (new) end of every partition —
+        positions from before may be past the end of re-created, empty partitions."""
+        await self._stop_consumers(background=True)
+        await self._start_consumers()
+        log.info("bus_reconnected", instance=self.instance_id)
+
+    async def _stop_consumers(self, background: bool = False) -> None:
+        for task in self._tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        for consumer in self._consumers:
+            if background:
+                stop_in_background(consumer)
+            else:
+                await consumer.stop()
+        self._tasks, self._consumers = [], []
+
+    async def _start_consumers(self) -> None:
         for topic, handler in ((self.t_replies, self._on_reply), (self.t_events, self._on_event)):
             consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
             await consumer.start()
@@ -70,18 +94,20 @@ class Bus:
     async def stop(self) -> None:
         log.info("bus_stats", instance=self.instance_id, events_received=self.events_received,
                  events_decoded=self.events_decoded)
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        for consumer in self._consumers:
-            await consumer.stop()
+        await self._stop_consumers()
         if self._producer is not None:
             await self._producer.stop()
 
     async def _consume(self, consumer: AIOKafkaConsumer, handler) -> None:
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
-            batch = await consumer.getmany(timeout_ms=100, max_records=1000)
+            try:
+                await past_end(consumer)
+                batch = await consumer.getmany(timeout_ms=100, max_records=1000)
+            except KafkaError as exc:  # the broker went away: the watch reconnects
+                log.warning("bus_fetch_failed", error=type(exc).__name__)
+                await asyncio.sleep(0.5)
+                continue
             for msgs in batch.values():
                 for msg in msgs:
                     try:
@@ -103,12 +129,16 @@ class Bus:
     async def send(self, cmd: Command, wait: bool = True) -> Reply | None:
         """Send a command; with ``wait``, return its reply (RoomError on timeout)."""
         assert self._producer is not None
+        if self.watch is not None and not self.watch.up:  # fail fast, never hang to a deadline
+            raise RoomError(RoomCode.ROOM_UNAVAILABLE, "the broker is unreachable",
+                            retry_after_ms=self.watch.retry_after_ms)
         if wait:
             cmd = replace(cmd, reply_to=self.instance_id)
             fut = asyncio.get_running_loop().create_future()
             self._pending[cmd.command_id] = fut
         try:
-            await self._producer.send_and_wait(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
+            await asyncio.wait_for(self._producer.send_and_wait(
+                self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd)), self.timeout)
             if not wait:
                 return None
             return await asyncio.wait_for(fut, self.timeout)

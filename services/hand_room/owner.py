@@ -25,6 +25,7 @@ from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
 from hand_common.rule_messages import shown_params
+from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
@@ -58,12 +59,17 @@ def action_key(cmd: Command) -> str | None:
 class _Listener(ConsumerRebalanceListener):
     def __init__(self, owner: "RoomOwner") -> None:
         self.owner = owner
+        self.active = True  # False once its consumer is replaced (reconnect)
 
     async def on_partitions_revoked(self, revoked) -> None:
-        self.owner._revoke({tp.partition for tp in revoked})
+        # During a broker outage the old group is gone: keep deciding the rooms in-process
+        # until the new assignment says otherwise (the store's unique seq refuses a fork).
+        if self.active and self.owner.broker_up():
+            self.owner._revoke({tp.partition for tp in revoked})
 
     async def on_partitions_assigned(self, assigned) -> None:
-        await self.owner._assign({tp.partition for tp in assigned})
+        if self.active:
+            await self.owner._assign({tp.partition for tp in assigned})
 
 
 @dataclass
@@ -102,6 +108,9 @@ class RoomOwner:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._bot_asked: dict[str, tuple] = {}
         self._consumer: AIOKafkaConsumer | None = None
+        self._listener: _Listener | None = None
+        self._replace_owned = False  # the first assignment after a reconnect replaces `owned`
+        self.watch = None  # a hand_infra.broker_watch.BrokerWatch, set by the server
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
         self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
@@ -117,12 +126,31 @@ class RoomOwner:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
         self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
-        self._consumer.subscribe([self.t_commands], listener=_Listener(self))
+        self._listener = _Listener(self)
+        self._consumer.subscribe([self.t_commands], listener=self._listener)
         await self._consumer.start()
         parts = self._consumer.partitions_for_topic(self.t_commands)
         if parts:
             self.partitions = len(parts)
         self._task = asyncio.create_task(self._run(), name="room-owner")
+
+    def broker_up(self) -> bool:
+        return self.watch is None or self.watch.up
+
+    async def reconnect(self) -> None:
+        """After a broker outage (hand_infra.broker_watch): a new consumer in a new group
+        session, so positions come from the group's commits or the start of a re-created
+        topic, never from offsets the broker lost. The rooms owned so far stay decided
+        in-process until the new assignment replaces them (a second owner meanwhile is
+        refused by the store's unique seq); they are reloaded on assignment."""
+        await retire_consumer(self._task, self._listener, self._consumer)
+        self._replace_owned = True
+        self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
+        self._listener = _Listener(self)
+        self._consumer.subscribe([self.t_commands], listener=self._listener)
+        await self._consumer.start()
+        self._task = asyncio.create_task(self._run(), name="room-owner")
+        log.info("owner_reconnected")
 
     async def stop(self) -> None:
         if self._task is not None:
@@ -147,6 +175,10 @@ class RoomOwner:
         log.info("partitions_revoked", partitions=sorted(parts))
 
     async def _assign(self, parts: set[int]) -> None:
+        if self._replace_owned:
+            self._replace_owned = False
+            if self.owned - parts:
+                self._revoke(self.owned - parts)
         self.owned |= parts
         rearmed = 0
         for room_id in await self.index.active():
@@ -159,8 +191,20 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- loop
     async def _run(self) -> None:
-        assert self._consumer is not None
         while True:
+            try:
+                await self._poll()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # e.g. the broker went away mid-commit: keep the loop
+                log.warning("owner_poll_failed", error=type(exc).__name__)
+                await asyncio.sleep(0.5)
+
+    async def _poll(self) -> None:
+        assert self._consumer is not None
+        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
+        while True:
+            await past_end(self._consumer)
             batch = await self._consumer.getmany(timeout_ms=200, max_records=1000)
             if not batch:
                 continue
@@ -411,6 +455,11 @@ class RoomOwner:
         return out
 
     async def send_command(self, cmd: Command) -> None:
+        """A timer's command: in-process when this instance owns the room (so turns go on
+        while the broker is away), else through hand.room-commands."""
+        if self.owns(cmd.room_id):
+            await self.submit(cmd)
+            return
         if self._producer is None:
             return
         try:

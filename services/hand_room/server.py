@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import uuid
 
 import grpc
@@ -15,10 +16,11 @@ from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
 from hand_common.identity import Verifier
 from hand_common.serving import bind, edge_interceptors
+from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ensure_topics
+from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES, ensure_topics
 
 from .bus import Bus
 from .feeds import Feeds
@@ -51,6 +53,7 @@ class RoomServer:
         self.repo: RoomRepository | None = None
         self.feeds: Feeds | None = None
         self.rules = None
+        self.watch: BrokerWatch | None = None
 
     @property
     def target(self) -> str:
@@ -66,22 +69,33 @@ class RoomServer:
             t = self.topics or {}
             events = t.get("events", ROOM_EVENTS)
             public = t.get("public", ROOM_EVENTS_PUBLIC if "events" not in t else f"{events}-public")
+            names = [t.get("commands", ROOM_COMMANDS), t.get("replies", ROOM_REPLIES), events, public,
+                     t.get("bots", BOT_REQUESTS)]
+            self.watch = BrokerWatch(self.kafka, names)  # outages: fail fast, then reconnect
             # woken by every commit of this instance's owner; polling (rows other instances
             # wrote and did not relay) only twice a second, so an idle instance stays idle
-            self.relay = OutboxRelay(self.store, self.kafka, topic=events, mark_interval=0.2, idle_interval=0.5,
+            self.relay = OutboxRelay(self.store, self.kafka, topic=events, watch=self.watch, mark_interval=0.2,
+                                     idle_interval=0.5,
                                      routes=[(events, private_value), (public, public_value)])
             await self.relay.start()
             self.repo = RoomRepository(self.store)
             self.feeds = Feeds(self.store, self.repo)
-            self.owner = RoomOwner(self.store, index, self.kafka, self.rules, self.relay,
+            # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).
+            owner_kafka = dataclasses.replace(self.kafka, session_timeout_ms=self.config.session_timeout_ms,
+                                              heartbeat_interval_ms=self.config.heartbeat_ms)
+            self.owner = RoomOwner(self.store, index, owner_kafka, self.rules, self.relay,
                                    group_id=self.config.group_id,
                                    away_after_timeouts=self.config.away_after_timeouts, topics=self.topics,
                                    repo=self.repo, feeds=self.feeds)
+            self.owner.watch = self.watch
             await self.owner.start()
             self.bus = Bus(self.kafka, instance_id=self.instance_id,
                            command_timeout_s=self.config.command_timeout_s, topics=self.topics,
-                           feeds=self.feeds)
+                           feeds=self.feeds, watch=self.watch)
             await self.bus.start()
+            # the bus first: replies to commands the new owner consumer applies must be seen
+            self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
+            await self.watch.start()
             verifier = Verifier.from_config(self.config.identity)
             self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers too (hand_web)
             server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
@@ -122,7 +136,7 @@ class RoomServer:
             await self._health.enter_graceful_shutdown()
             await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
             self._server = None
-        for part in (self.bus, self.owner, self.relay, self.feeds):
+        for part in (self.watch, self.bus, self.owner, self.relay, self.feeds):
             if part is not None:
                 await part.stop()
         if isinstance(self.rules, GrpcRules):

@@ -21,6 +21,8 @@ from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
 from hand_rules.server import RulesServer
 
+from .keeper import BrokerKeeper
+
 __all__ = ["COMPONENTS", "Component", "build", "run"]
 
 
@@ -50,7 +52,8 @@ class Stack:
 
 
 class Broker:
-    """The embedded Tansu broker (or the configured Kafka), with the project's topics."""
+    """The embedded Tansu broker (or the configured Kafka), with the project's topics.
+    An embedded broker that dies is started again on its port (keeper.BrokerKeeper)."""
 
     name = "broker"
 
@@ -58,7 +61,7 @@ class Broker:
         self.settings = kafka_settings(environ)
         self.port = EmbeddedBrokerConfig.from_env(environ).port
         self.stack = stack
-        self._tansu: TansuBroker | None = None
+        self.keeper: BrokerKeeper | None = None
 
     @property
     def target(self) -> str:
@@ -67,15 +70,19 @@ class Broker:
     async def start(self) -> None:
         settings = self.settings
         if settings.embedded:
-            self._tansu = TansuBroker(port=self.port or None)
-            await self._tansu.start()
-            settings = settings.with_bootstrap(self._tansu.bootstrap_servers)
+            tansu = TansuBroker(port=self.port or None)
+            await tansu.start()
+            settings = settings.with_bootstrap(tansu.bootstrap_servers)
+            self.keeper = BrokerKeeper(tansu, settings)
         await ensure_topics(settings)
+        if self.keeper is not None:
+            await self.keeper.start()
         self.stack.kafka = settings
 
     async def stop(self) -> None:
-        if self._tansu is not None:
-            await self._tansu.stop()
+        if self.keeper is not None:
+            await self.keeper.stop()
+            await self.keeper.tansu.stop()
 
 
 class _Served:

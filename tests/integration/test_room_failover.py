@@ -97,8 +97,20 @@ async def act_retrying(player: Player, stubs: list, action, action_id: str, dead
             await asyncio.sleep(0.2)
 
 
+#: Kill-to-next-accepted-move bound the test holds (docs/decisions/0009: p50 2.15 s, max 2.32 s over 5 runs;
+#: before the fast group settings: ~10 s).
+FAILOVER_BOUND_S = 3.0
+
+
 @pytest.mark.timeout(240)
 async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tmp_path: Path) -> None:
+    result = await run_failover(tmp_path)
+    assert result["failover_s"] <= FAILOVER_BOUND_S, result
+
+
+async def run_failover(tmp_path: Path) -> dict:
+    """One match, its owner SIGKILLed mid-turn; checks store, streams and topic, and
+    returns ``failover_s`` (the kill to the next accepted move) and the move counts."""
     async with TansuBroker() as broker:
         settings = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=PARTITIONS)
         await ensure_topics(settings)
@@ -126,6 +138,7 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
             by_seat = {p.seat: p for p in players}
             deadline = time.monotonic() + 180
             moves, killed, n = 0, False, 0
+            killed_at, failover_s = 0.0, None
 
             async def refresh(seat: int) -> None:
                 """Reconnect a broken stream to the survivor, resuming after the last seq."""
@@ -160,11 +173,14 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
                     try:
                         await act_retrying(p, stubs, action, f"{mover}-{n}", deadline)
                         moves += 1
+                        if killed and failover_s is None:
+                            failover_s = time.monotonic() - killed_at
                         break
                     except grpc.aio.AioRpcError as exc:
                         assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc
                 if not killed and moves >= 12 and w.latest.view.turn.phase == 2 and not w.latest.view.turn.opening_discard:
                     owner.proc.send_signal(signal.SIGKILL)
+                    killed_at = time.monotonic()
                     owner.proc.wait()
                     killed = True
                 seq = seq_of(latest)
@@ -209,6 +225,8 @@ async def test_sigkill_of_the_owner_mid_turn_hands_the_room_over_without_loss(tm
             assert sorted(seen) == [e.seq for e in stored]
             for w in watchers.values():
                 await w.close()
+            return {"failover_s": failover_s, "moves": moves, "stored_moves": len(played),
+                    "topic_seqs": len(seen), "stored_seqs": len(stored)}
         finally:
             for ch in channels:
                 await ch.close()

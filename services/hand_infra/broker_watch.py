@@ -1,0 +1,204 @@
+"""Watching the broker: is it up, and did it come back without our topics?
+
+A broker restart must not leave a service stuck. Kafka clients reconnect by
+themselves, but after the embedded Tansu broker restarts it has lost every
+topic, message, group and offset: consumers hold positions past the end of
+the new, empty partitions (Tansu answers such fetches with nothing, not
+OffsetOutOfRange), and a producer's metadata request re-creates a lost topic
+with the broker's default partition count. :class:`BrokerWatch` therefore:
+
+- probes the bootstrap servers every ``interval`` s (a TCP connect) and says
+  whether the broker is ``up`` — callers fail fast with UNAVAILABLE while it
+  is not, instead of waiting for a client timeout;
+- every ``topic_check_s`` s while up, lists the topics: one of ``topics``
+  missing means the broker lost them (a restart faster than a probe);
+- on recovery (down → up, or topics lost) re-creates ``topics``
+  (:func:`~hand_infra.topics.ensure_topics`) first, then runs every
+  ``on_recover`` callback — each service rebuilds its consumers there and
+  resumes from its store and its own tracked positions, never from broker
+  offsets that may no longer exist. ``epoch`` counts recoveries.
+
+Works unchanged on Apache Kafka: there a restart keeps topics and offsets,
+and the rebuilt group consumers resume from their committed offsets.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Iterable
+
+import structlog
+from aiokafka.admin import AIOKafkaAdminClient
+
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import PROJECT_TOPICS, ensure_topics
+
+log = structlog.get_logger("hand_infra.broker_watch")
+
+Recover = Callable[[], Awaitable[None]]
+
+
+async def cancel_task(task: asyncio.Task | None) -> None:
+    """Cancel a background loop and wait for it to end."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def stop_in_background(client) -> None:
+    """Stop an old Kafka client without waiting for it (its broker may be gone: leaving a
+    group or flushing can take seconds). Errors are dropped: it is being replaced."""
+    async def stop() -> None:
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.stop(), 10)
+
+    asyncio.ensure_future(stop())
+
+
+async def retire_consumer(task: asyncio.Task | None, listener, consumer, wait_s: float = 2.0) -> None:
+    """Before a consumer is replaced (a reconnect): end its loop, silence its rebalance
+    listener (``listener.active = False``) and take it out of its group — at most
+    ``wait_s`` s, then in the background — so it does not sit on partitions."""
+    if task is not None:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await task
+    if listener is not None:
+        listener.active = False
+    if consumer is not None:
+        try:
+            await asyncio.wait_for(asyncio.shield(consumer.stop()), wait_s)
+        except Exception:
+            stop_in_background(consumer)
+
+
+class PastEndCheck:
+    """Catches a broker that restarted between two probes: a partition whose consumer
+    position is past its high watermark (from the last fetch response, exact on Tansu
+    too, unlike ListOffsets) was re-created empty — Tansu answers such fetches with
+    nothing, not OffsetOutOfRange. It is read again from its beginning (everything
+    in it is new); consumers de-duplicate by command id or ``(room_id, seq)``. Call
+    it from the consumer's loop; it looks at most every ``every_s`` s."""
+
+    def __init__(self, every_s: float = 1.0) -> None:
+        self.every_s = every_s
+        self._at = 0.0
+        self.resets = 0
+
+    async def __call__(self, consumer) -> int:
+        now = time.monotonic()
+        if consumer is None or now < self._at:
+            return 0
+        self._at = now + self.every_s
+        past = []
+        for tp in consumer.assignment():
+            high = consumer.highwater(tp)
+            if high is not None and await consumer.position(tp) > high:
+                past.append(tp)
+        if past:
+            await consumer.seek_to_beginning(*past)
+            self.resets += len(past)
+            log.warning("partitions_past_end_reset", topic=past[0].topic,
+                        partitions=sorted(tp.partition for tp in past))
+        return len(past)
+
+
+def _endpoints(bootstrap: str) -> list[tuple[str, int]]:
+    out = []
+    for item in bootstrap.split(","):
+        host, _, port = item.strip().rpartition(":")
+        out.append((host.strip("[]") or "127.0.0.1", int(port)))
+    return out
+
+
+class BrokerWatch:
+    """See the module doc. ``start()`` / ``stop()``; ``up``; ``on_recover.append(fn)``."""
+
+    def __init__(self, settings: KafkaSettings, topics: Iterable[str] = PROJECT_TOPICS, *,
+                 interval: float = 0.5, topic_check_s: float = 2.0, recover_timeout_s: float = 15.0) -> None:
+        self.settings = settings
+        self.topics = list(dict.fromkeys(topics))
+        self.interval, self.topic_check_s, self.recover_timeout_s = interval, topic_check_s, recover_timeout_s
+        self.on_recover: list[Recover] = []
+        self.up = True
+        self.epoch = 0
+        self.down_since: float | None = None
+        self.last_outage_s: float | None = None
+        self._task: asyncio.Task | None = None
+
+    @property
+    def retry_after_ms(self) -> int:
+        """A hint for callers refused during an outage."""
+        return 1000
+
+    async def start(self) -> None:
+        self._task = asyncio.create_task(self._loop(), name="broker-watch")
+
+    async def stop(self) -> None:
+        await cancel_task(self._task)
+        self._task = None
+
+    async def _reachable(self) -> bool:
+        for host, port in _endpoints(self.settings.bootstrap_servers or ""):
+            try:
+                _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 0.5)
+            except (OSError, TimeoutError):
+                continue
+            writer.close()
+            with contextlib.suppress(Exception):
+                await writer.wait_closed()
+            return True
+        return False
+
+    async def _topics_lost(self) -> bool:
+        admin = AIOKafkaAdminClient(**self.settings.admin_kwargs(), request_timeout_ms=3000)
+        try:
+            await asyncio.wait_for(admin.start(), 3)
+            existing = set(await asyncio.wait_for(admin.list_topics(), 3))
+        except Exception:  # unreachable after all: the probe will say so
+            return False
+        finally:
+            with contextlib.suppress(Exception):
+                await admin.close()
+        return any(t not in existing for t in self.topics)
+
+    async def _loop(self) -> None:
+        checked = time.monotonic()
+        while True:
+            await asyncio.sleep(self.interval)
+            if not await self._reachable():
+                if self.up:
+                    self.up, self.down_since = False, time.monotonic()
+                    log.warning("broker_down", bootstrap=self.settings.bootstrap_servers)
+                continue
+            lost = False
+            if self.up and time.monotonic() - checked >= self.topic_check_s:
+                checked = time.monotonic()
+                lost = await self._topics_lost()
+            if self.up and not lost:
+                continue
+            await self._recover(lost)
+            checked = time.monotonic()
+
+    async def _recover(self, lost: bool) -> None:
+        self.up = False
+        began = time.monotonic()
+        try:
+            await asyncio.wait_for(ensure_topics(self.settings, self.topics), self.recover_timeout_s)
+        except Exception as exc:  # not really back yet: try again at the next probe
+            log.warning("broker_recover_retry", error=type(exc).__name__)
+            return
+        log.info("broker_topics_ensured", took_s=round(time.monotonic() - began, 2))
+        for callback in self.on_recover:
+            try:
+                await asyncio.wait_for(callback(), self.recover_timeout_s)
+            except Exception:
+                log.exception("broker_recover_callback_failed")
+        self.epoch += 1
+        since = self.down_since or time.monotonic()
+        self.last_outage_s = round(time.monotonic() - since, 2)
+        self.up, self.down_since = True, None
+        log.info("broker_recovered", epoch=self.epoch, topics_lost=lost, outage_s=self.last_outage_s)

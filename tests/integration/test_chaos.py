@@ -1,0 +1,133 @@
+"""Chaos mid-match: two room services as processes share a SQLite store and the
+embedded broker that ``make run`` keeps (hand_run's Broker component); the broker is
+SIGKILLed (every topic and offset gone; the keeper starts a new one at once), later
+the room's owner is SIGKILLed. Players retry UNAVAILABLE with the same action id, as
+clients do. The match finishes; the store, every Watch stream (on the surviving
+instance, fed from hand.room-events) and the ledger hold the same seqs, and every
+accepted move is stored once."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from hand.v1 import room_pb2
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_common.config import LedgerConfig
+from hand_infra.eventstore import EventStore
+from hand_infra.settings import kafka_settings
+from hand_ledger.server import LedgerServer
+from hand_room.domain import MoveMade, decode
+from hand_room.owner import partition_of
+from hand_run import Broker, Stack
+
+from .room_support import Watcher, create_room, join_all, seq_of, wait_for
+from .test_broker_outage import assert_streams_and_ledger_agree
+from .test_room_failover import PARTITIONS, Instance, act_retrying
+
+pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
+
+
+@pytest.mark.timeout(300)
+async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path: Path, unique: str) -> None:
+    stack = Stack()
+    broker = Broker({"HAND_BROKER_PORT": "0", "HAND_KAFKA_PARTITIONS": str(PARTITIONS)}, stack)
+    await broker.start()
+    bootstrap = stack.kafka.bootstrap_servers
+    store_url = f"sqlite:///{tmp_path / 'events.db'}"
+    ledger = LedgerServer(LedgerConfig.from_env({
+        "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}",
+        "HAND_LEDGER_GROUP": f"l-{unique}", "HAND_LEDGER_EVENTSTORE_URL": store_url,
+        "HAND_LEDGER_REPAIR_AFTER_S": "1"}), stack.kafka)
+    a = Instance("a", bootstrap, store_url, tmp_path)
+    b = Instance("b", bootstrap, store_url, tmp_path)
+    channels: list = []
+    watchers: dict[int, Watcher] = {}
+    try:
+        await ledger.start()
+        await asyncio.gather(a.ready(), b.ready())
+        await wait_for(lambda: len(a.owned() | b.owned()) == PARTITIONS and not (a.owned() & b.owned()), 60)
+        channels = [grpc.aio.insecure_channel(a.target), grpc.aio.insecure_channel(b.target)]
+        stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
+        created, players = await create_room(stub_a, "hand", seats=4, rounds=1)
+        await join_all(stub_b, created, players, 4)
+        room_id = created.room.room_id
+        await stub_a.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=8))
+        owner, stub_owner, stub_surv = ((a, stub_a, stub_b) if partition_of(room_id, PARTITIONS) in a.owned()
+                                        else (b, stub_b, stub_a))
+        watchers = {p.seat: Watcher(stub_surv, room_id, p.token) for p in players}
+        by_seat = {p.seat: p for p in players}
+        head = lambda: max((seq_of(w.latest) for w in watchers.values() if w.latest), default=-1)  # noqa: E731
+        began = deadline = time.monotonic()
+        deadline += 200
+        moves, n, broker_killed, owner_killed = 0, 0, False, False
+        while time.monotonic() < deadline:
+            have = [w.latest for w in watchers.values() if w.latest]
+            latest = max(have, key=seq_of) if have else None
+            if latest is not None and latest.room.status == room_pb2.ROOM_STATUS_FINISHED:
+                break
+            if latest is None or not latest.HasField("view") or latest.view.HasField("result"):
+                await asyncio.sleep(0.02)
+                continue
+            w = watchers[latest.view.turn.seat]
+            if seq_of(w.latest) < seq_of(latest):
+                await asyncio.sleep(0.01)
+                continue
+            p = by_seat[latest.view.turn.seat]
+            stubs = [stub_surv] if owner_killed else [stub_owner, stub_surv]
+            for action in p.plan(w.latest.view) + p.choose(w.latest.view):
+                n += 1
+                try:
+                    await act_retrying(p, stubs, action, f"{p.seat}-{n}", deadline)
+                    moves += 1
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc
+            if not broker_killed and moves >= 10:
+                broker.keeper.tansu._proc.kill()  # the keeper starts a new, empty broker
+                broker_killed = True
+            elif broker_killed and not owner_killed and moves >= 30:
+                # the owner now (the broker's restart may have moved the room), unless it is
+                # the instance the streams are on: then the other one
+                now = a if partition_of(room_id, PARTITIONS) in a.owned() else b
+                owner = now if now is owner else owner
+                owner.proc.send_signal(signal.SIGKILL)
+                owner.proc.wait()
+                owner_killed = True
+            seq = seq_of(latest)
+            end = time.monotonic() + 30
+            while head() <= seq and time.monotonic() < end:
+                await asyncio.sleep(0.01)
+        assert broker_killed and owner_killed, (moves, broker_killed, owner_killed)
+        assert broker.keeper.restarts == 1
+        print(f"chaos: {moves} moves in {time.monotonic() - began:.1f} s")
+        final = (await stub_surv.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+        assert final.status == room_pb2.ROOM_STATUS_FINISHED
+
+        events = EventStore(store_url)
+        await events.start()
+        stored = await events.load(room_id)
+        await events.close()
+        seqs = [e.seq for e in stored]
+        assert seqs == list(range(len(seqs)))
+        played = [r for r in (decode(e.payload) for e in stored)
+                  if isinstance(r.event, MoveMade) and r.event.origin == "player"]
+        assert len(played) == moves, "an accepted move is missing or doubled in the store"
+        await assert_streams_and_ledger_agree(watchers, ledger, room_id, seqs)
+    finally:  # bounded: a stuck teardown must not hold the suite
+        for w in watchers.values():
+            await asyncio.wait_for(w.close(), 10)
+        for c in channels:
+            await asyncio.wait_for(c.close(), 10)
+        a.stop()
+        b.stop()
+        try:
+            await asyncio.wait_for(ledger.stop(grace=0), 20)
+        finally:
+            await asyncio.wait_for(broker.stop(), 20)
