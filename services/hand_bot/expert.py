@@ -15,7 +15,7 @@ A decision:
 3. every candidate is played out on every sample (the same samples for all
    candidates: common random numbers) by ``rollout.rollout``;
 4. an alternative replaces the strong plan only if its mean paired gain over
-   it exceeds ``MARGIN`` points and one standard error; else the strong plan.
+   it exceeds ``MARGIN`` points and ``SE_FACTOR`` standard errors; else the strong plan.
 
 Budget (``Budget``, per level): rollouts and CPU milliseconds of the
 deciding thread; whole samples are added until either is spent. A decision
@@ -40,9 +40,11 @@ from .planner import Planner
 from .rollout import rollout
 
 #: points an alternative must gain on average over the strong plan
-MARGIN = 1.0
+MARGIN = 2.0
+#: standard errors of the paired gain an alternative must clear
+SE_FACTOR = 1.5
 #: alternative discards examined beside the strong plan's
-DISCARDS = 3
+DISCARDS = 2
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,6 @@ def search(state: RoundState, seed: int, history: History | None = None,
     for i in range(1, k):
         var = max(0.0, squares[i] / samples - gains[i] ** 2)
         se = math.sqrt(var / max(1, samples - 1))
-        if gains[i] > max(MARGIN, se) and gains[i] > gains[best]:
+        if gains[i] > max(MARGIN, SE_FACTOR * se) and gains[i] > gains[best]:
             best = i
     return SearchResult(cands[best], k, samples, gains)

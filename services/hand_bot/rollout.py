@@ -4,8 +4,9 @@ A sampled position is a full perfect-information position (``belief.sample``).
 The candidate's actions are applied for the bot's seat; if they stop at a
 stock draw the bot's turn is finished by the strong policy (the drawn card
 is the sample's). Then every other seat plays its turn with the strong
-policy (each from its own hand and the public table of the sample) until the
-bot's seat is to move again or the round ends. The leaf is valued for the
+policy (each from its own hand and the public table of the sample), and
+the bot's seat its next turn too (its next draw is the sample's), unless
+the round ends first. The leaf is valued for the
 bot's side: the real round scores when the round ended, else an estimate of
 every seat's round score from its hand (``estimate``). The value is the
 opponents' mean (partnership: the other team's) minus the bot's own (its
@@ -17,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from hand_engine import Action, RuleViolation, apply, next_auto_action
-from hand_engine.cards import hand_total
+from hand_engine.cards import hand_total, is_joker
 from hand_engine.rules import threshold
 from hand_engine.state import RoundState
 
 from .hand_eval import Partition, left_after, shed_weight
+from .knowledge import pair_completions
 from .planner import Planner
 
 #: chance that an open seat goes out before the round ends, by cards left after its melds
@@ -30,21 +32,45 @@ P_OUT = {0: 0.9, 1: 0.75, 2: 0.45, 3: 0.25, 4: 0.12}
 KEEP_SHARE = 0.8
 #: a closed seat's expected score once it opens
 OPENED_SCORE = 25.0
+#: share of an unmelded pair's value counted as if melded
+PAIR_CREDIT = 0.5
 #: the rollout's policy
 POLICY = "strong"
 
 
+def pairs(left: Sequence[int]) -> list[tuple[int, int]]:
+    """Disjoint pairs of unmelded naturals that a third card would make a meld (greedy)."""
+    out: list[tuple[int, int]] = []
+    free = [c for c in left if not is_joker(c)]
+    while free:
+        a = free.pop(0)
+        b = next((x for x in free if pair_completions(a, x)), None)
+        if b is not None:
+            free.remove(b)
+            out.append((a, b))
+    return out
+
+
 def estimate(state: RoundState, seat: int) -> float:
-    """A seat's expected round score (penalty points) from its hand and the table."""
+    """A seat's expected round score (penalty points) from its hand and the table.
+
+    Unmelded pairs count as half a meld (their third card may come)."""
     o = state.options
+    j = o.joker_in_hand
     s = state.seats[seat]
     part = Partition.of(s.hand, o)
     if s.opened:
-        _, combo = part.best_keeping_one(shed_weight(o.joker_in_hand))
+        _, combo = part.best_keeping_one(shed_weight(j))
         left = left_after(s.hand, combo)
-        p_out = P_OUT.get(len(left) - 1, 0.05)
-        return p_out * o.winner_bonus + (1 - p_out) * KEEP_SHARE * hand_total(left, o.joker_in_hand)
-    r = min(1.0, part.value() / max(1, threshold(state)))
+        near = pairs(left)
+        loose = len(left) - 1 - len(near)
+        p_out = P_OUT.get(max(0, loose), 0.05)
+        dead = hand_total(left, j) - PAIR_CREDIT * sum(hand_total(pr, j) for pr in near)
+        return p_out * o.winner_bonus + (1 - p_out) * KEEP_SHARE * dead
+    value, combo = part.best()
+    left = left_after(s.hand, combo)
+    value += PAIR_CREDIT * sum(hand_total(pr, j) + 5 for pr in pairs(left))
+    r = min(1.0, value / max(1, threshold(state)))
     p_open = r ** 3
     return (1 - p_open) * o.unopened_penalty + p_open * OPENED_SCORE
 
@@ -113,8 +139,11 @@ def rollout(state: RoundState, me: int, actions: Sequence[Action]) -> float:
         state = _act(state, me, action)
     if state.result is None and state.turn.seat == me:
         state = play_turn(state)
-    for _ in range(state.n):
-        if state.result is not None or state.turn.seat == me:
+    for _ in range(state.n):  # the other seats, then the bot's own next turn
+        if state.result is not None:
             break
+        mine = state.turn.seat == me
         state = play_turn(state)
+        if mine:
+            break
     return leaf_value(state, me)
