@@ -18,7 +18,8 @@ A decision:
    it exceeds ``MARGIN`` points and ``SE_FACTOR`` standard errors; else the strong plan.
 
 Budget (``Budget``, per level): rollouts and CPU milliseconds of the
-deciding thread; whole samples are added until either is spent. A decision
+deciding thread; whole samples are added while both allow one more (the
+next sample's cost estimated by the mean so far), at least two. A decision
 depends only on (perspective, history, seed) while the rollout count binds
 (the CPU cap is a safety net, sized so it seldom binds), so it replays exactly.
 """
@@ -152,9 +153,9 @@ def search(state: RoundState, seed: int, history: History | None = None,
     while True:
         if budget.rollouts is not None and (samples + 1) * k > max(budget.rollouts, 2 * k):
             break
-        if budget.cpu_ms is not None and samples >= 2 and \
-                1000 * (time.thread_time() - started) >= budget.cpu_ms:
-            break
+        spent = 1000 * (time.thread_time() - started)
+        if budget.cpu_ms is not None and samples >= 2 and spent + spent / samples > budget.cpu_ms:
+            break  # the next sample would overrun the CPU budget
         sample = belief.sample(state, random.Random(rng.getrandbits(64)))
         values = [rollout(sample, me, c) for c in cands]
         for i, v in enumerate(values):
