@@ -251,8 +251,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--sections", nargs="+", default=["table", "duels", "curve"],
                    choices=["table", "duels", "curve"])
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 0: in-process)")
-    p.add_argument("--modes", nargs="+", default=list(MODES), help="table and individual duel modes")
-    p.add_argument("--team-modes", nargs="+", default=list(TEAM_MODES), help="partnership duel modes")
+    p.add_argument("--modes", nargs="*", default=list(MODES), help="table and individual duel modes")
+    p.add_argument("--team-modes", nargs="*", default=list(TEAM_MODES), help="partnership duel modes")
     p.add_argument("--expert-rollouts", type=int, help="expert's rollout budget (default: the level's)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
