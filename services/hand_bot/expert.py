@@ -86,7 +86,7 @@ def _take_plan(state: RoundState) -> list[Action] | None:
     after = _try(state, TakeDiscard())
     if after is None:
         return None
-    actions, _ = Planner(after, "strong")._play(after)
+    actions, _ = Planner(after, "strong").play(after)
     if any(isinstance(a, ReturnTake) for a in actions):
         return None
     return [TakeDiscard(), *actions]
