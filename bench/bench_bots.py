@@ -233,11 +233,14 @@ def run_table(mapper, modes: list[str], rounds: int, res: dict[str, Any], budget
     res["latency"] = latency(every)
 
 
-def run_duels(mapper, jobs: dict[str, tuple[str, Budget | None]], deals: int) -> dict[str, Any]:
+def run_duels(mapper, jobs: dict[str, tuple[str, Budget | None]], deals: int, first: int = 0
+              ) -> dict[str, Any]:
     out = {}
     for name, (mode, budget) in jobs.items():
-        done = list(mapper(one_deal, [(mode, "expert", "strong", 10_000 + d, budget) for d in range(deals)]))
-        out[name] = summary(done)
+        seeds = range(10_000 + first, 10_000 + first + deals)
+        done = list(mapper(one_deal, [(mode, "expert", "strong", seed, budget) for seed in seeds]))
+        out[name] = {**summary(done), "first_deal": first,
+                     "per_deal": [{k: d[k] for k in ("won", "out", "diff")} for d in done]}
         print(f"{name}: {deals} deals", file=sys.stderr, flush=True)
     return out
 
@@ -253,6 +256,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 0: in-process)")
     p.add_argument("--modes", nargs="*", default=list(MODES), help="table and individual duel modes")
     p.add_argument("--team-modes", nargs="*", default=list(TEAM_MODES), help="partnership duel modes")
+    p.add_argument("--first-deal", type=int, default=0, help="deal number to start the duels at (more deals)")
     p.add_argument("--expert-rollouts", type=int, help="expert's rollout budget (default: the level's)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
@@ -270,10 +274,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         if "duels" in a.sections:
             jobs = {f"expert vs strong, {m}": (m, budget) for m in a.modes}
             jobs |= {f"expert team vs strong team, {m}": (m, budget) for m in a.team_modes}
-            res["duels"] = run_duels(mapper, jobs, deals)
+            res["duels"] = run_duels(mapper, jobs, deals, a.first_deal)
         if "curve" in a.sections:
             jobs = {f"expert {ms:.0f} ms vs strong": ("hand", Budget(rollouts=None, cpu_ms=ms)) for ms in CURVE_MS}
-            res["curve"] = run_duels(mapper, jobs, curve_deals)
+            res["curve"] = run_duels(mapper, jobs, curve_deals, a.first_deal)
     finally:
         if pool is not None:
             pool.close()
