@@ -20,8 +20,9 @@ A decision:
 Budget (``Budget``, per level): rollouts and CPU milliseconds of the
 deciding thread; whole samples are added while both allow one more (the
 next sample's cost estimated by the mean so far), at least two. A decision
-depends only on (perspective, history, seed) while the rollout count binds
-(the CPU cap is a safety net, sized so it seldom binds), so it replays exactly.
+depends only on (perspective, history, seed) when the rollout cap ends the
+search, so it replays exactly; the CPU cap bounds latency (a search it ends
+depends on the machine's speed; docs/bots.md).
 """
 
 from __future__ import annotations
