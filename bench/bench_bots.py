@@ -284,7 +284,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             pool.join()
     res["meta"] = {"label": "quick" if a.quick else "full", "rounds": rounds, "deals": deals,
                    "curve_deals": curve_deals, "modes": a.modes, "team_modes": a.team_modes,
-                   "sections": a.sections, "expert_budget": str(budget or "default"), "workers": a.workers, "seconds": time.perf_counter() - started,
+                   "sections": a.sections, "expert_budget": str(budget or "default"), "workers": a.workers,
+                   "seconds": time.perf_counter() - started,
                    "goal_ms": GOAL_MS, "expert_goal_ms": EXPERT_GOAL_MS}
     out = a.json or RESULTS / ("bots-quick.json" if a.quick else "bots.json")
     out.parent.mkdir(parents=True, exist_ok=True)
