@@ -1,28 +1,37 @@
-"""Bots: decision latency per level and a strength table (Hand and Saudi modes).
+"""Bots: a strength table of every level against every level, expert duels, decision latency, ratings.
 
-Every round seats the four levels — strong, middle, beginner, random — at a
-four-player table, one seat each, rotated with the seed so each level plays
-every seat equally often (and, with it, every dealer position). So every
-round is a round of every pairing. Each bot request is exactly what the
-room service sends (the mover's ``perspective``); every action is applied
-on the true position and a refused one aborts the benchmark
-(``hand_bot.arena``).
+* **table** (``--rounds`` per mode): four-player tables of four of the five
+  levels — expert, strong, middle, beginner, random — the level left out
+  and the seats rotated with the seed, so every level plays every seat and
+  meets every other level equally often. Per level: win rate (the seat that
+  went out), mean round score (penalty points: lower is better), opening
+  rate, Hand-finish rate, each with a 95 % confidence interval (Wilson for
+  rates, normal for means); per pairing the share of the rounds they met in
+  which the row level scored less than the column level (ties count half);
+  each level's openskill rating through the ledger's own code
+  (``hand_ledger.ratings.rate``), every round rated as a one-round match of
+  four players placed by round score.
+* **duels** (``--deals`` per mode, ``bots_duplicate``): expert against strong
+  in duplicate format (the same deal twice, the levels' seats swapped), two
+  seats each at a four-seat table in ``hand`` and ``saudi``, and as a team
+  against a strong team in the partnership modes; rounds won, went out,
+  mean score gain per round, expert's decision time per decision and turn.
+* **curve** (``--curve-deals``): expert under CPU budgets of 25 / 50 / 100 /
+  250 ms per decision (no rollout cap) against strong, hand mode.
+* latency, per level (table rounds): p50/p99 of one decision (a request: the
+  draw decision, or the rest of a turn) and of a whole turn, CPU time of the
+  deciding thread and wall time. Goals: strong p99 per turn ≤ 100 ms; expert
+  p99 per decision ≤ 250 ms. Rounds run in worker processes (``--workers``);
+  on a shared machine wall time includes waits for a CPU, so read CPU.
 
-* strength, per level: win rate (the seat that went out), mean round score
-  (penalty points: lower is better), opening rate, Hand-finish rate (rounds
-  the level won with a Hand), each with a 95 % confidence interval (Wilson
-  for rates, normal for means); and per pairing the share of rounds in which
-  the row level scored less than the column level (ties count half);
-* latency, per level: p50/p99 of one decision (a request: the draw decision,
-  or the rest of a turn) and of a whole turn (its requests together), in
-  CPU time of the deciding thread and in wall time. Goal: strong p99 per
-  turn ≤ 100 ms. Rounds run in worker processes (``--workers``); on a shared
-  machine wall time includes waits for a CPU, so read the CPU columns.
-
+Every request is exactly what a bot receives (the mover's ``perspective``
+and its redacted events of the round); every action is applied on the true
+position and a refused one aborts the benchmark (``hand_bot.arena``).
 Markdown goes to stdout, progress to stderr, JSON to bench/results/bots.json
 (``--quick``: bots-quick.json).
 
-    .venv/bin/python bench/bench_bots.py [--quick] [--rounds N] [--workers W] [--json PATH]
+    .venv/bin/python bench/bench_bots.py [--quick] [--rounds N] [--deals D] [--curve-deals C]
+        [--sections table duels curve] [--workers W] [--json PATH]
 """
 
 from __future__ import annotations
@@ -30,7 +39,6 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import statistics
 import sys
 import time
 from collections import defaultdict
@@ -39,29 +47,39 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT):
+for _p in (ROOT / "services", ROOT, ROOT / "bench"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
+from bots_duplicate import Z, duel_rows, fmt_rate, mean_ci, one_deal, pct, summary  # noqa: E402
 from hand_bot.arena import play_round  # noqa: E402
+from hand_bot.expert import Budget  # noqa: E402
 from hand_engine import resolve  # noqa: E402
+from hand_ledger.ratings import PRIOR, rate  # noqa: E402
 
-LEVELS = ("strong", "middle", "beginner", "random")
+LEVELS = ("expert", "strong", "middle", "beginner", "random")
+SEATS = 4
 MODES = ("hand", "saudi")
+TEAM_MODES = ("partnership", "saudi-partnership")
+CURVE_MS = (25.0, 50.0, 100.0, 250.0)
 GOAL_MS = 100.0
-TIME_LIMIT_S = 14_400  # bench/run_all.py: a full run plays 4,000 rounds of bots
+EXPERT_GOAL_MS = 250.0
+TIME_LIMIT_S = 14_400  # bench/run_all.py: a full run plays thousands of rounds of bots
 RESULTS = ROOT / "bench" / "results"
-Z = 1.96
 
 
 def seat_levels(seed: int) -> list[str]:
-    return [LEVELS[(i + seed) % len(LEVELS)] for i in range(len(LEVELS))]
+    """Round ``seed``'s seats: level ``seed % 5`` sits out, the others rotate by ``seed // 5``."""
+    playing = [lv for i, lv in enumerate(LEVELS) if i != seed % len(LEVELS)]
+    shift = seed // len(LEVELS)
+    return [playing[(i + shift) % SEATS] for i in range(SEATS)]
 
 
-def one_round(args: tuple[str, int]) -> dict[str, Any]:
-    mode, seed = args
+def one_round(args: tuple[str, int, Budget | None]) -> dict[str, Any]:
+    mode, seed, budget = args
     levels = seat_levels(seed)
-    out = play_round(resolve(mode), levels, seed, timed=True)
+    budgets = {i: budget for i, lv in enumerate(levels) if lv == "expert"} if budget is not None else None
+    out = play_round(resolve(mode), levels, seed, timed=True, budgets=budgets)
     r = out.result
     turns: dict[tuple[str, int], list[float]] = defaultdict(lambda: [0.0, 0.0])
     for level, turn, cpu, wall in out.timings:
@@ -86,19 +104,10 @@ def wilson(k: float, n: int) -> tuple[float, float, float]:
     return p, max(0.0, centre - half), min(1.0, centre + half)
 
 
-def mean_ci(xs: list[float]) -> tuple[float, float]:
-    m = statistics.fmean(xs)
-    return m, (Z * statistics.stdev(xs) / math.sqrt(len(xs)) if len(xs) > 1 else 0.0)
-
-
-def pct(xs: list[float], p: float) -> float:
-    xs = sorted(xs)
-    return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else 0.0
-
-
 def strength(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     per: dict[str, dict[str, list]] = {lv: defaultdict(list) for lv in LEVELS}
     beats: dict[tuple[str, str], float] = defaultdict(float)
+    met: dict[tuple[str, str], int] = defaultdict(int)
     for r in rounds:
         by_level = {lv: i for i, lv in enumerate(r["levels"])}
         for lv, i in by_level.items():
@@ -110,19 +119,33 @@ def strength(rounds: list[dict[str, Any]]) -> dict[str, Any]:
         for a, i in by_level.items():
             for b, k in by_level.items():
                 if a != b:
+                    met[(a, b)] += 1
                     sa, sb = r["scores"][i], r["scores"][k]
                     beats[(a, b)] += 1.0 if sa < sb else 0.5 if sa == sb else 0.0
-    n = len(rounds)
     table = {}
     for lv in LEVELS:
-        m, half = mean_ci(per[lv]["score"])
+        n = len(per[lv]["score"])
+        m, half = mean_ci(per[lv]["score"]) if n else (0.0, 0.0)
         table[lv] = {"rounds": n, "mean_score": m, "score_ci": half,
                      **{f"{key}_rate": wilson(sum(per[lv][key]), n) for key in ("won", "opened", "hand")}}
-    pairs = {f"{a}>{b}": wilson(beats[(a, b)], n) for a in LEVELS for b in LEVELS if a != b}
+    pairs = {f"{a}>{b}": wilson(beats[(a, b)], met[(a, b)]) for a in LEVELS for b in LEVELS if a != b}
     finishes = defaultdict(int)
     for r in rounds:
         finishes[r["finish"]] += 1
-    return {"levels": table, "pairs": pairs, "finishes": dict(finishes)}
+    return {"levels": table, "pairs": pairs, "finishes": dict(finishes), "ratings": ratings(rounds)}
+
+
+def ratings(rounds: list[dict[str, Any]]) -> dict[str, list[float]]:
+    """Each level's openskill rating (mu, sigma, ordinal) with the ledger's ``rate``:
+    every round a one-round match of its four seats, placed by round score."""
+    current = {lv: PRIOR for lv in LEVELS}
+    for r in rounds:
+        order = sorted(set(r["scores"]))
+        places = [1 + order.index(x) for x in r["scores"]]
+        new = rate([[current[lv]] for lv in r["levels"]], places)
+        for lv, team in zip(r["levels"], new):
+            current[lv] = team[0]
+    return {lv: [x.mu, x.sigma, x.ordinal] for lv, x in current.items()}
 
 
 def latency(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -142,76 +165,128 @@ def latency(rounds: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 # ------------------------------------------------------------------ report
-def fmt_rate(r: tuple[float, float, float]) -> str:
-    return f"{100 * r[0]:.1f} % ({100 * r[1]:.1f}–{100 * r[2]:.1f})"
-
-
-def markdown(res: dict[str, Any]) -> str:
-    meta = res["meta"]
-    lines = [f"Run: {meta['label']} — {meta['rounds']:,} rounds per mode, 4 players (one seat per level, "
-             f"rotated), {meta['workers']} worker processes; {meta['seconds']:.0f} s.", ""]
+def table_md(res: dict[str, Any], meta: dict[str, Any]) -> list[str]:
+    lines: list[str] = []
     for mode in meta["modes"]:
         s = res["strength"][mode]
         fin = ", ".join(f"{k} {v}" for k, v in sorted(s["finishes"].items()))
         lines += [f"#### Strength — {mode} mode ({meta['rounds']:,} rounds; finishes: {fin})", "",
-                  "| level | win rate | mean round score (lower is better) | opening rate | Hand-finish rate |",
-                  "|---|---:|---:|---:|---:|"]
+                  "| level | rounds | win rate | mean round score (lower is better) | opening rate | "
+                  "Hand-finish rate | rating μ / σ / ordinal |", "|---|---:|---:|---:|---:|---:|---:|"]
         for lv in LEVELS:
             t = s["levels"][lv]
-            lines.append(f"| **{lv}** | {fmt_rate(t['won_rate'])} | {t['mean_score']:.1f} ± {t['score_ci']:.1f} | "
-                         f"{fmt_rate(t['opened_rate'])} | {fmt_rate(t['hand_rate'])} |")
-        lines += ["", f"Pairings ({mode}): share of rounds in which the row level scored less than the "
-                      "column level (ties count half), 95 % CI.", "",
+            mu, sigma, ordinal = s["ratings"][lv]
+            lines.append(f"| **{lv}** | {t['rounds']:,} | {fmt_rate(t['won_rate'])} | {t['mean_score']:.1f} ± "
+                         f"{t['score_ci']:.1f} | {fmt_rate(t['opened_rate'])} | {fmt_rate(t['hand_rate'])} | "
+                         f"{mu:.1f} / {sigma:.2f} / {ordinal:.1f} |")
+        lines += ["", f"Pairings ({mode}): share of the rounds they met in which the row level scored less "
+                      "than the column level (ties count half), 95 % CI.", "",
                   "| row beats column | " + " | ".join(LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]
         for a in LEVELS:
             cells = ["–" if a == b else fmt_rate(s["pairs"][f"{a}>{b}"]) for b in LEVELS]
             lines.append(f"| **{a}** | " + " | ".join(cells) + " |")
         lines.append("")
-    lines += [f"#### Latency (all modes; goal: strong p99 per turn ≤ {GOAL_MS:.0f} ms)", "",
+    lines += [f"#### Latency (table rounds, all modes; goals: strong p99 per turn ≤ {GOAL_MS:.0f} ms, "
+              f"expert p99 per decision ≤ {EXPERT_GOAL_MS:.0f} ms)", "",
               "A decision answers one request (the draw decision, or the rest of the turn); a turn is its "
               "requests together. CPU = the deciding thread's CPU time; wall includes waits for a CPU.", "",
               "| level | decisions | decision CPU p50 / p99 ms | turn CPU p50 / p99 / max ms | "
-              "turn wall p50 / p99 ms | meets goal (CPU p99) |", "|---|---:|---:|---:|---:|---|"]
+              "turn wall p50 / p99 ms |", "|---|---:|---:|---:|---:|"]
     for lv in LEVELS:
         t = res["latency"][lv]
-        ok = "yes" if t["turn_cpu_p99_ms"] <= GOAL_MS else "no"
         lines.append(f"| **{lv}** | {t['decisions']:,} | {t['decision_cpu_p50_ms']:.1f} / "
                      f"{t['decision_cpu_p99_ms']:.1f} | {t['turn_cpu_p50_ms']:.1f} / {t['turn_cpu_p99_ms']:.1f} / "
-                     f"{t['turn_cpu_max_ms']:.0f} | {t['turn_wall_p50_ms']:.1f} / {t['turn_wall_p99_ms']:.1f} | "
-                     f"{ok if lv == 'strong' else ''} |")
+                     f"{t['turn_cpu_max_ms']:.0f} | {t['turn_wall_p50_ms']:.1f} / {t['turn_wall_p99_ms']:.1f} |")
+    return lines + [""]
+
+
+def markdown(res: dict[str, Any]) -> str:
+    meta = res["meta"]
+    lines = [f"Run: {meta['label']} — {meta['workers']} worker processes; {meta['seconds']:.0f} s. "
+             f"Sections: {', '.join(meta['sections'])}.", ""]
+    if "table" in meta["sections"]:
+        lines += table_md(res, meta)
+    if res.get("duels"):
+        lines += [f"#### Expert against strong, duplicate deals ({meta['deals']} deals per match)", "",
+                  "Individual modes: expert in two seats, strong in the other two; partnership modes: an "
+                  "expert team against a strong team. Each deal is played twice with the seats swapped; "
+                  "rounds won = the side with the lower summed (team) score; score gain = strong side's "
+                  "score minus expert side's, per round; 95 % CI over deals. Times are expert's.", "",
+                  *duel_rows(res["duels"]), ""]
+    if res.get("curve"):
+        lines += [f"#### Strength against budget (hand mode, {meta['curve_deals']} deals per budget; "
+                  "expert with a CPU budget per decision and no rollout cap, against strong)", "",
+                  *duel_rows(res["curve"]), ""]
     return "\n".join(lines) + "\n"
+
+
+def run_table(mapper, modes: list[str], rounds: int, res: dict[str, Any], budget: Budget | None) -> None:
+    every: list[dict[str, Any]] = []
+    for mode in modes:
+        done: list[dict[str, Any]] = []
+        for r in mapper(one_round, [(mode, seed, budget) for seed in range(rounds)]):
+            done.append(r)
+            if len(done) % 50 == 0:
+                print(f"table {mode}: {len(done)}/{rounds} rounds", file=sys.stderr, flush=True)
+        res["strength"][mode] = strength(done)
+        every += done
+    res["latency"] = latency(every)
+
+
+def run_duels(mapper, jobs: dict[str, tuple[str, Budget | None]], deals: int, first: int = 0
+              ) -> dict[str, Any]:
+    out = {}
+    for name, (mode, budget) in jobs.items():
+        seeds = range(10_000 + first, 10_000 + first + deals)
+        done = list(mapper(one_deal, [(mode, "expert", "strong", seed, budget) for seed in seeds]))
+        out[name] = {**summary(done), "first_deal": first,
+                     "per_deal": [{k: d[k] for k in ("won", "out", "diff")} for d in done]}
+        print(f"{name}: {deals} deals", file=sys.stderr, flush=True)
+    return out
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--quick", action="store_true", help="a few rounds (CI smoke)")
-    p.add_argument("--rounds", type=int, help="rounds per mode (default 2000; --quick 6)")
+    p.add_argument("--rounds", type=int, help="table rounds per mode (default 2000; --quick 5)")
+    p.add_argument("--deals", type=int, help="duplicate deals per duel (default 2000; --quick 1)")
+    p.add_argument("--curve-deals", type=int, help="deals per budget of the curve (default 500; --quick 1)")
+    p.add_argument("--sections", nargs="+", default=["table", "duels", "curve"],
+                   choices=["table", "duels", "curve"])
     p.add_argument("--workers", type=int, default=2, help="worker processes (default 2; 0: in-process)")
-    p.add_argument("--modes", nargs="+", default=list(MODES))
+    p.add_argument("--modes", nargs="*", default=list(MODES), help="table and individual duel modes")
+    p.add_argument("--team-modes", nargs="*", default=list(TEAM_MODES), help="partnership duel modes")
+    p.add_argument("--first-deal", type=int, default=0, help="deal number to start the duels at (more deals)")
+    p.add_argument("--expert-rollouts", type=int, help="expert's rollout budget (default: the level's)")
     p.add_argument("--json", type=Path)
     a = p.parse_args(argv)
-    rounds = a.rounds or (6 if a.quick else 2000)
+    budget = Budget(rollouts=a.expert_rollouts, cpu_ms=None) if a.expert_rollouts else None
+    rounds = a.rounds or (5 if a.quick else 2000)
+    deals = a.deals or (1 if a.quick else 2000)
+    curve_deals = a.curve_deals or (1 if a.quick else 500)
     started = time.perf_counter()
-    res: dict[str, Any] = {"strength": {}, "latency": {}}
-    every: list[dict[str, Any]] = []
+    res: dict[str, Any] = {"strength": {}, "latency": {}, "duels": {}, "curve": {}}
     pool = get_context("fork").Pool(a.workers) if a.workers > 0 else None
     mapper = pool.imap if pool is not None else map
     try:
-        for mode in a.modes:
-            done: list[dict[str, Any]] = []
-            for r in mapper(one_round, [(mode, seed) for seed in range(rounds)]):
-                done.append(r)
-                if len(done) % 100 == 0:
-                    print(f"{mode}: {len(done)}/{rounds} rounds", file=sys.stderr, flush=True)
-            res["strength"][mode] = strength(done)
-            every += done
+        if "table" in a.sections:
+            run_table(mapper, a.modes, rounds, res, budget)
+        if "duels" in a.sections:
+            jobs = {f"expert vs strong, {m}": (m, budget) for m in a.modes}
+            jobs |= {f"expert team vs strong team, {m}": (m, budget) for m in a.team_modes}
+            res["duels"] = run_duels(mapper, jobs, deals, a.first_deal)
+        if "curve" in a.sections:
+            jobs = {f"expert {ms:.0f} ms vs strong": ("hand", Budget(rollouts=None, cpu_ms=ms)) for ms in CURVE_MS}
+            res["curve"] = run_duels(mapper, jobs, curve_deals, a.first_deal)
     finally:
         if pool is not None:
             pool.close()
             pool.join()
-    res["latency"] = latency(every)
-    res["meta"] = {"label": "quick" if a.quick else "full", "rounds": rounds, "modes": a.modes,
-                   "workers": a.workers, "seconds": time.perf_counter() - started, "goal_ms": GOAL_MS}
+    res["meta"] = {"label": "quick" if a.quick else "full", "rounds": rounds, "deals": deals,
+                   "curve_deals": curve_deals, "modes": a.modes, "team_modes": a.team_modes,
+                   "sections": a.sections, "expert_budget": str(budget or "default"), "workers": a.workers,
+                   "seconds": time.perf_counter() - started,
+                   "goal_ms": GOAL_MS, "expert_goal_ms": EXPERT_GOAL_MS}
     out = a.json or RESULTS / ("bots-quick.json" if a.quick else "bots.json")
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_text(json.dumps(res, indent=1))

@@ -4,8 +4,9 @@ Public surface::
 
     from hand_bot import decide, LEVELS
     actions = decide(perspective, "strong", seed)   # hand_engine.perspective(state, seat)
+    actions = decide(perspective, "expert", seed, history=redacted_events)
 
-``LEVELS``: random, beginner, middle, strong; ``ALL_LEVELS`` adds ``auto``,
+``LEVELS``: random, beginner, middle, strong, expert; ``ALL_LEVELS`` adds ``auto``,
 the safe automatic turn of RULES.md §11 (``auto_turn(state)`` plays it to the
 turn's end, as the room service does for an expired turn). The Kafka
 consumer is ``hand_bot.service.BotService``; ``python -m hand_bot`` runs it.

@@ -1,7 +1,10 @@
 """Whole rounds played in-process by bots, exactly as the room service runs them.
 
-Each request is the mover's ``perspective`` (nothing else reaches the bot);
-the bot's actions are applied one by one on the true position, and a refused
+Each request is the mover's ``perspective`` and the round's public history:
+the engine's own events of the round (from ``start_round`` and every
+``apply``) redacted for the mover's seat (``hand_engine.redact``), exactly
+what that seat's Watch stream carries; nothing else reaches the bot. The
+bot's actions are applied one by one on the true position, and a refused
 action raises (``RuleViolation``): a bot never gets a second try here. Used
 by the tests (legality over many rounds) and the strength benchmark.
 """
@@ -12,9 +15,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from hand_engine import Options, apply, start_round
-from hand_engine import perspective
-from hand_engine import RoundResult, RoundState
+from hand_engine import Options, RoundResult, RoundState, apply, perspective, redact, start_round
 
 from .policy import decide
 
@@ -43,9 +44,14 @@ def request_seed(seed: int, k: int) -> int:
 
 
 def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: int | None = None,
-               round_no: int = 1, timed: bool = False) -> RoundOutcome:
-    """Play one round with ``levels[seat]`` bots; every action must be legal."""
-    state, _ = start_round(options, len(levels), seed=seed, dealer=dealer, round_no=round_no)
+               round_no: int = 1, timed: bool = False, deck: Sequence[int] | None = None,
+               budgets: dict | None = None) -> RoundOutcome:
+    """Play one round with ``levels[seat]`` bots; every action must be legal.
+
+    ``deck``: an explicit deal (duplicate play); ``budgets``: seat -> search
+    budget for searching levels (default: the level's)."""
+    state, events = start_round(options, len(levels), seed=seed, dealer=dealer, round_no=round_no, deck=deck)
+    log = list(events)
     requests = actions = 0
     timings: list[tuple[str, int, float, float]] = []
     while state.result is None:
@@ -54,21 +60,26 @@ def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: in
         seat = state.turn.seat
         view = perspective(state, seat)
         cpu, wall = (time.thread_time(), time.perf_counter()) if timed else (0.0, 0.0)
-        plan = decide(view, levels[seat], request_seed(seed, requests))
+        history = [redact(e, seat) for e in log]
+        budget = (budgets or {}).get(seat)
+        plan = decide(view, levels[seat], request_seed(seed, requests), history, budget=budget)
         if timed:
             timings.append((levels[seat], state.turn_no, time.thread_time() - cpu, time.perf_counter() - wall))
         requests += 1
         if not plan:
             raise AssertionError(f"seed {seed}: {levels[seat]} bot answered nothing")
-        state = play_plan(state, seat, plan)
+        state = play_plan(state, seat, plan, log)
         actions += len(plan)
     return RoundOutcome(tuple(levels), state.result, requests, actions, state.turn_no, timings)
 
 
-def play_plan(state: RoundState, seat: int, plan) -> RoundState:
-    """Apply a bot's actions on the true position (``RuleViolation`` propagates)."""
+def play_plan(state: RoundState, seat: int, plan, log: list | None = None) -> RoundState:
+    """Apply a bot's actions on the true position (``RuleViolation`` propagates);
+    the engine's events are appended to ``log``."""
     for action in plan:
         if state.result is not None:
             raise AssertionError(f"action {action} after the round ended")
-        state, _ = apply(state, seat, action)
+        state, events = apply(state, seat, action)
+        if log is not None:
+            log.extend(events)
     return state

@@ -134,6 +134,10 @@ class Planner:
         part = Partition.of(hand, state.options)
         return part.value() >= threshold(state) and should_hold(state, self.me, part, self.know, self.cache)
 
+    def play(self, state: RoundState) -> tuple[list[Action], RoundState]:
+        """The rest of the turn after the draw (or a take): the moves and the position after them."""
+        return self._play(state)
+
     def _play(self, state: RoundState) -> tuple[list[Action], RoundState]:
         out: list[Action] = []
         if pending(state.turn):

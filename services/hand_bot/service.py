@@ -63,7 +63,7 @@ def request_seed(req: BotAsk) -> int:
 
 def answer(req: BotAsk) -> Command:
     """The ``bot_turn`` command answering bot request ``req`` (pure)."""
-    actions = decide(req.perspective, req.level, request_seed(req))
+    actions = decide(req.perspective, req.level, request_seed(req), history=req.history or None)
     return Command(req.room_id, BotTurn(seat=req.seat, round_no=req.round_no, turn_no=req.turn_no,
                                         actions=tuple(actions)))
 

@@ -43,7 +43,8 @@ async def stack(broker, tmp_path: Path, unique: str):
         await server.stop(grace=0)
 
 
-@pytest.mark.parametrize("preset,level", [("hand", room_pb2.BOT_LEVEL_STRONG), ("saudi-partnership", room_pb2.BOT_LEVEL_MIDDLE)])
+@pytest.mark.parametrize("preset,level", [("hand", room_pb2.BOT_LEVEL_STRONG), ("saudi-partnership", room_pb2.BOT_LEVEL_MIDDLE),
+                                          ("hand", room_pb2.BOT_LEVEL_EXPERT)])
 async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, preset: str, level: int) -> None:
     """The host fills the room with bots, starts, and leaves: a bot holds its seat too."""
     stub = stack.stub

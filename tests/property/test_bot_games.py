@@ -1,6 +1,10 @@
 """Bots of every level play whole rounds of every preset: never a refused move,
 every round ends, and the §13 invariants hold after every bot turn.
 
+Every request carries the mover's perspective and its redacted events of the
+round (the public history, used by ``expert``; kept small here with
+``EXPERT_BUDGET``, no CPU cap, so every round replays exactly).
+
 Rounds per preset: ``HAND_BOT_ROUNDS`` (default 8 in ``make test``, about
 150 rounds in all; ``make soak-bots`` plays 100 per preset). Each round seats
 a rotating mix of the levels, so every level meets every other level.
@@ -13,13 +17,15 @@ import os
 import pytest
 
 from hand_bot.arena import play_plan, request_seed
+from hand_bot.expert import Budget
 from hand_bot.policy import ALL_LEVELS, decide
-from hand_engine import PRESETS, resolve, start_round
+from hand_engine import PRESETS, redact, resolve, start_round
 from hand_engine.invariants import check_state
 from hand_engine.perspective import perspective
 
 ROUNDS = int(os.environ.get("HAND_BOT_ROUNDS", "8"))
 MAX_REQUESTS = 20_000
+EXPERT_BUDGET = Budget(rollouts=8, cpu_ms=None)
 
 
 def seat_counts(preset: str) -> list[int]:
@@ -36,14 +42,17 @@ def levels_for(k: int, n: int) -> list[str]:
 
 def play_checked(preset: str, seed: int, n: int, levels: list[str]) -> str:
     options = resolve(preset)
-    state, _ = start_round(options, n, seed=seed)
+    state, events = start_round(options, n, seed=seed)
+    log = list(events)
     for k in range(MAX_REQUESTS):
         if state.result is not None:
             return state.result.finish
         seat = state.turn.seat
-        plan = decide(perspective(state, seat), levels[seat], request_seed(seed, k))
+        history = [redact(e, seat) for e in log]
+        plan = decide(perspective(state, seat), levels[seat], request_seed(seed, k), history,
+                      budget=EXPERT_BUDGET)
         assert plan, f"{levels[seat]} bot answered nothing"
-        state = play_plan(state, seat, plan)  # a RuleViolation fails the test
+        state = play_plan(state, seat, plan, log)  # a RuleViolation fails the test
         check_state(state)
         if state.result is None and state.turn.seat == seat:
             assert state.turn.phase == "play", "a bot left its turn at the draw step"
@@ -67,3 +76,9 @@ def test_a_table_of_one_planned_level_plays_whole_rounds(preset: str, level: str
     n = resolve(preset).max_players if preset == "r2019" else 4
     for k in range(max(1, ROUNDS // 4)):
         play_checked(preset, 104729 * k + 3, n, [level] * n)
+
+
+@pytest.mark.parametrize("preset", ["hand", "saudi-partnership", "eram-partnership", "dananeer"])
+def test_a_table_of_experts_plays_whole_rounds(preset: str) -> None:
+    for k in range(max(1, ROUNDS // 8)):
+        play_checked(preset, 15485863 * k + 5, 4, ["expert"] * 4)

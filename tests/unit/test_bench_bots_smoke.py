@@ -1,4 +1,5 @@
-"""Smoke test of bench/bench_bots.py: a tiny in-process run reports every section.
+"""Smoke test of bench/bench_bots.py: a tiny in-process run reports its sections
+(the expert on a small rollout budget).
 Timings and strengths are never asserted here (they live in docs/bots.md)."""
 
 from __future__ import annotations
@@ -22,14 +23,17 @@ def load():
 def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> None:
     bench = load()
     out = tmp_path / "bots.json"
-    res = bench.main(["--rounds", "4", "--workers", "0", "--modes", "hand", "saudi", "--json", str(out)])
+    res = bench.main(["--rounds", "5", "--deals", "1", "--workers", "0", "--modes", "hand", "saudi",
+                      "--team-modes", "partnership", "--sections", "table", "duels", "--expert-rollouts", "6",
+                      "--json", str(out)])
     assert json.loads(out.read_text()) == json.loads(json.dumps(res))
-    assert set(res) == {"strength", "latency", "meta"} and set(res["strength"]) == {"hand", "saudi"}
+    assert set(res) == {"strength", "latency", "duels", "curve", "meta"}
+    assert set(res["strength"]) == {"hand", "saudi"}
     for mode, s in res["strength"].items():
-        assert set(s["levels"]) == set(bench.LEVELS)
-        assert sum(s["finishes"].values()) == 4
+        assert set(s["levels"]) == set(bench.LEVELS) == set(s["ratings"])
+        assert sum(s["finishes"].values()) == 5
         for t in s["levels"].values():
-            assert t["rounds"] == 4
+            assert t["rounds"] == 4  # five rounds, each level sits out one
             for key in ("won_rate", "opened_rate", "hand_rate"):
                 p, lo, hi = t[key]
                 assert 0 <= lo <= p <= hi <= 1
@@ -42,15 +46,32 @@ def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> N
         t = res["latency"][lv]
         assert t["decisions"] >= t["turns"] > 0
         assert 0 < t["decision_cpu_p50_ms"] <= t["decision_cpu_p99_ms"]
+    assert set(res["duels"]) == {"expert vs strong, hand", "expert vs strong, saudi",
+                                 "expert team vs strong team, partnership"}
+    for d in res["duels"].values():
+        assert d["rounds"] == 2 and 0 <= d["won"][0] <= 1 and d["decisions"] > 0
     md = capsys.readouterr().out
-    for title in ("Strength — hand mode", "Strength — saudi mode", "Latency"):
+    for title in ("Strength — hand mode", "Strength — saudi mode", "Latency", "Expert against strong"):
         assert title in md
+
+
+def test_ratings_rank_the_level_that_always_scores_least_first() -> None:
+    bench = load()
+    rounds = [{"levels": bench.seat_levels(seed), "scores": None} for seed in range(40)]
+    for r in rounds:  # a fixed order of strength: expert best, random worst
+        r["scores"] = [bench.LEVELS.index(lv) * 10 for lv in r["levels"]]
+    ratings = bench.ratings(rounds)
+    ordinals = [ratings[lv][2] for lv in bench.LEVELS]
+    assert ordinals == sorted(ordinals, reverse=True)
 
 
 def test_seats_rotate_so_every_level_plays_every_seat() -> None:
     bench = load()
-    seats = {lv: {bench.seat_levels(seed).index(lv) for seed in range(4)} for lv in bench.LEVELS}
+    seats = {lv: {bench.seat_levels(seed).index(lv) for seed in range(20) if lv in bench.seat_levels(seed)}
+             for lv in bench.LEVELS}
     assert all(s == {0, 1, 2, 3} for s in seats.values())
+    # each level sits out one round in five and meets every other level in three
+    assert all(sum(lv in bench.seat_levels(seed) for seed in range(5)) == 4 for lv in bench.LEVELS)
 
 
 def test_run_all_gives_the_bots_bench_its_own_time_limit() -> None:

@@ -64,8 +64,18 @@ def reshuffle_hidden(state: RoundState, seat: int, seed: int) -> RoundState:
     return replace(state, seats=tuple(seats), stock=tuple(hidden), seed=seed, deck=tuple(reversed(state.deck)))
 
 
+@pytest.fixture
+def exact_expert(monkeypatch):
+    """Expert on a rollout budget only: a CPU cap could end two searches at different samples."""
+    from hand_bot import policy
+    from hand_bot.expert import Budget
+
+    monkeypatch.setitem(policy.BUDGETS, "expert", Budget(rollouts=12, cpu_ms=None))
+
+
 @pytest.mark.parametrize("preset", ["hand", "saudi-partnership", "eram-hand", "dananeer"])
-def test_states_differing_only_in_hidden_cards_give_identical_requests_and_decisions(preset: str) -> None:
+def test_states_differing_only_in_hidden_cards_give_identical_requests_and_decisions(
+        preset: str, exact_expert) -> None:
     state = mid_game(preset)
     seat = state.turn.seat
     other = reshuffle_hidden(state, seat, 99)
@@ -108,7 +118,7 @@ def test_planned_levels_ignore_the_hidden_cards_the_bot_samples(level: str) -> N
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
-def test_decisions_are_deterministic_for_a_perspective_and_seed(level: str) -> None:
+def test_decisions_are_deterministic_for_a_perspective_and_seed(level: str, exact_expert) -> None:
     state = mid_game(seed=5)
     p = perspective(state, state.turn.seat)
     assert decide(p, level, 7) == decide(json.loads(json.dumps(p)), level, 7)

@@ -1,0 +1,176 @@
+"""The expert bot: determinized search (perfect-information Monte Carlo) over
+the hidden cards, with the strong planner as candidate generator, rollout
+policy and (through ``rollout.estimate``) leaf evaluator.
+
+A decision:
+
+1. candidates: the strong plan first, then a few alternatives a strong
+   player would weigh — in the draw phase the other draw (take the pile top
+   and plan the turn with it / draw from the stock); in the play phase
+   middle's plan (open at once instead of holding for a Hand) and the same
+   moves ending in each of the next cheapest discards;
+2. samples: hidden hands and stock dealt from the belief (``belief.Belief``:
+   public counts, cards known to be held, takes, passes and discards of the
+   round's history), one ``random.Random`` seeded by the decision's seed;
+3. every candidate is played out on every sample (the same samples for all
+   candidates: common random numbers) by ``rollout.rollout``;
+4. an alternative replaces the strong plan only if its mean paired gain over
+   it exceeds ``MARGIN`` points and ``SE_FACTOR`` standard errors; else the strong plan.
+
+Budget (``Budget``, per level): rollouts and CPU milliseconds of the
+deciding thread; whole samples are added while both allow one more (the
+next sample's cost estimated by the mean so far), at least two. A decision
+depends only on (perspective, history, seed) when the rollout cap ends the
+search, so it replays exactly; the CPU cap bounds latency (a search it ends
+depends on the machine's speed; docs/bots.md).
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from dataclasses import dataclass
+
+from hand_engine import Action, Discard, DrawStock, ReturnTake, RuleViolation, TakeDiscard, apply
+from hand_engine import RoundState
+
+from .belief import Belief
+from .hand_eval import discard_scores
+from .history import History
+from .planner import Planner
+from .rollout import rollout
+
+#: points an alternative must gain on average over the strong plan
+MARGIN = 2.0
+#: standard errors of the paired gain an alternative must clear
+SE_FACTOR = 1.5
+#: alternative discards examined beside the strong plan's
+DISCARDS = 2
+
+
+@dataclass(frozen=True)
+class Budget:
+    rollouts: int | None  # candidate × sample play-outs (None: no limit)
+    cpu_ms: float | None  # CPU time of the deciding thread (None: no limit)
+
+
+#: the expert level's default budget (docs/bots.md: p99 per decision ≤ 250 ms). The rollout
+#: cap binds first on this machine (~24 × 5 ms), so decisions replay exactly; the CPU cap is
+#: only a safety net for a slow host (a decision it stops does not replay exactly).
+DEFAULT_BUDGET = Budget(rollouts=24, cpu_ms=400.0)
+
+
+@dataclass
+class SearchResult:
+    plan: list[Action]
+    candidates: int
+    samples: int
+    gains: list[float]  # mean paired gain of each candidate over the strong plan
+
+
+def _try(state: RoundState, action: Action) -> RoundState | None:
+    try:
+        return apply(state, state.turn.seat, action)[0]
+    except RuleViolation:
+        return None
+
+
+def _replay(state: RoundState, actions: list[Action]) -> RoundState | None:
+    for a in actions:
+        state = _try(state, a)
+        if state is None:
+            return None
+    return state
+
+
+def _take_plan(state: RoundState) -> list[Action] | None:
+    """Take the pile top and plan the rest of the turn with it (strong)."""
+    after = _try(state, TakeDiscard())
+    if after is None:
+        return None
+    actions, _ = Planner(after, "strong").play(after)
+    if any(isinstance(a, ReturnTake) for a in actions):
+        return None
+    return [TakeDiscard(), *actions]
+
+
+def _other_discards(state: RoundState, strong: list[Action]) -> list[list[Action]]:
+    """The strong plan's moves ending in other cheap discards."""
+    if not strong or not isinstance(strong[-1], Discard):
+        return []
+    prefix = strong[:-1]
+    before = _replay(state, prefix)
+    if before is None or before.result is not None or before.turn.seat != state.turn.seat:
+        return []
+    planner = Planner(before, "strong")
+    out = []
+    for _, card, _ in discard_scores(before, planner.know, planner.weights):
+        if len(out) >= DISCARDS:
+            break
+        if card == strong[-1].card or card == before.turn.taken:
+            continue
+        after = _try(before, Discard(card))
+        if after is not None and (after.result is not None or after.turn.seat != state.turn.seat):
+            out.append([*prefix, Discard(card)])
+    return out
+
+
+def candidates(state: RoundState) -> list[list[Action]]:
+    """The strong plan, then the alternatives (distinct, legal on ``state``)."""
+    t = state.turn
+    strong = Planner(state, "strong").plan(state)
+    out = [strong]
+    if t.opening_discard:
+        out += _other_discards(state, strong)
+    elif t.phase == "draw":
+        if strong and isinstance(strong[0], TakeDiscard):
+            out.append([DrawStock()])
+        elif state.pile and not t.took:
+            take = _take_plan(state)
+            if take is not None:
+                out.append(take)
+    else:
+        out.append(Planner(state, "middle").plan(state))
+        out += _other_discards(state, strong)
+    unique: list[list[Action]] = []
+    for c in out:
+        if c and c not in unique and _replay(state, c) is not None:
+            unique.append(c)
+    return unique or [strong]
+
+
+def search(state: RoundState, seed: int, history: History | None = None,
+           budget: Budget = DEFAULT_BUDGET) -> SearchResult:
+    """The expert's plan for the mover of ``state`` (the bot's simulated position)."""
+    me = state.turn.seat
+    cands = candidates(state)
+    if len(cands) == 1:
+        return SearchResult(cands[0], 1, 0, [0.0])
+    belief = Belief.of(state, me, history)
+    rng = random.Random(seed)
+    k = len(cands)
+    sums, squares = [0.0] * k, [0.0] * k
+    samples = 0
+    started = time.thread_time()
+    while True:
+        if budget.rollouts is not None and (samples + 1) * k > max(budget.rollouts, 2 * k):
+            break
+        spent = 1000 * (time.thread_time() - started)
+        if budget.cpu_ms is not None and samples >= 2 and spent + spent / samples > budget.cpu_ms:
+            break  # the next sample would overrun the CPU budget
+        sample = belief.sample(state, random.Random(rng.getrandbits(64)))
+        values = [rollout(sample, me, c) for c in cands]
+        for i, v in enumerate(values):
+            d = v - values[0]
+            sums[i] += d
+            squares[i] += d * d
+        samples += 1
+    gains = [s / samples for s in sums]
+    best = 0
+    for i in range(1, k):
+        var = max(0.0, squares[i] / samples - gains[i] ** 2)
+        se = math.sqrt(var / max(1, samples - 1))
+        if gains[i] > max(MARGIN, SE_FACTOR * se) and gains[i] > gains[best]:
+            best = i
+    return SearchResult(cands[best], k, samples, gains)
