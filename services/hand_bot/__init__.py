@@ -2,9 +2,9 @@
 
 Public surface::
 
-    from hand_bot import decide, LEVELS
-    actions = decide(perspective, "strong", seed)   # hand_engine.perspective(state, seat)
-    actions = decide(perspective, "expert", seed, history=redacted_events)
+    from hand_bot import choose_moves, LEVELS
+    actions = choose_moves(perspective, "strong", seed)   # hand_engine.perspective(state, seat)
+    actions = choose_moves(perspective, "expert", seed, history=redacted_events)
 
 ``LEVELS``: random, beginner, middle, strong, expert; ``ALL_LEVELS`` adds ``auto``,
 the safe automatic turn of RULES.md §11 (``auto_turn(state)`` plays it to the
@@ -13,6 +13,6 @@ consumer is ``hand_bot.service.BotService``; ``python -m hand_bot`` runs it.
 See docs/bots.md.
 """
 
-from .policy import ALL_LEVELS, LEVELS, auto_turn, decide, plan
+from .policy import ALL_LEVELS, LEVELS, auto_turn, choose_moves, plan
 
-__all__ = ["ALL_LEVELS", "LEVELS", "auto_turn", "decide", "plan"]
+__all__ = ["ALL_LEVELS", "LEVELS", "auto_turn", "choose_moves", "plan"]

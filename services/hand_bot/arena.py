@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 
 from hand_engine import Options, RoundResult, RoundState, apply, perspective, redact, start_round
 
-from .policy import decide
+from .policy import choose_moves
 
 #: requests after which a round counts as stuck (the engine ends any round
 #: after ``max_turns`` drawing turns, so a sound bot never gets here)
@@ -62,7 +62,7 @@ def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: in
         cpu, wall = (time.thread_time(), time.perf_counter()) if timed else (0.0, 0.0)
         history = [redact(e, seat) for e in log]
         budget = (budgets or {}).get(seat)
-        plan = decide(view, levels[seat], request_seed(seed, requests), history, budget=budget)
+        plan = choose_moves(view, levels[seat], request_seed(seed, requests), history, budget=budget)
         if timed:
             timings.append((levels[seat], state.turn_no, time.thread_time() - cpu, time.perf_counter() - wall))
         requests += 1

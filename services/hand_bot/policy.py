@@ -80,7 +80,7 @@ def as_history(history: History | Sequence[object] | None) -> History | None:
     return public_history(history)
 
 
-def decide(perspective: dict[str, Any], level: str, seed: int,
+def choose_moves(perspective: dict[str, Any], level: str, seed: int,
            history: History | Sequence[object] | None = None, *, budget: Budget | None = None
            ) -> list[Action]:
     """A bot's actions for the current request (deterministic for the same inputs).

@@ -28,7 +28,7 @@ from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
 from hand_room.domain import LEVEL_NAMES, BotTurn, Command, encode_command
 from hand_rules.convert import event_from_proto, options_from_proto, view_from_proto
 
-from .policy import decide
+from .policy import choose_moves
 
 log = structlog.get_logger("hand_bot")
 
@@ -63,7 +63,7 @@ def request_seed(req: BotAsk) -> int:
 
 def answer(req: BotAsk) -> Command:
     """The ``bot_turn`` command answering bot request ``req`` (pure)."""
-    actions = decide(req.perspective, req.level, request_seed(req), history=req.history or None)
+    actions = choose_moves(req.perspective, req.level, request_seed(req), history=req.history or None)
     return Command(req.room_id, BotTurn(seat=req.seat, round_no=req.round_no, turn_no=req.turn_no,
                                         actions=tuple(actions)))
 

@@ -75,10 +75,10 @@ class Player:
 
     def plan(self, view) -> list[actions_pb2.Action]:
         """The moves a beginner bot in this seat would make, computed on the client."""
-        from hand_bot.policy import decide
+        from hand_bot.policy import choose_moves
         from hand_rules.convert import action_to_proto
 
-        actions = decide(perspective_from_proto(view, self.options), "beginner", view.turn_no)
+        actions = choose_moves(perspective_from_proto(view, self.options), "beginner", view.turn_no)
         return [action_to_proto(a) for a in actions]
 
     def choose(self, view) -> list[actions_pb2.Action]:

@@ -18,7 +18,7 @@ import pytest
 
 from hand_bot.arena import play_plan, request_seed
 from hand_bot.expert import Budget
-from hand_bot.policy import ALL_LEVELS, decide
+from hand_bot.policy import ALL_LEVELS, choose_moves
 from hand_engine import PRESETS, redact, resolve, start_round
 from hand_engine.invariants import check_state
 from hand_engine.perspective import perspective
@@ -49,7 +49,7 @@ def play_checked(preset: str, seed: int, n: int, levels: list[str]) -> str:
             return state.result.finish
         seat = state.turn.seat
         history = [redact(e, seat) for e in log]
-        plan = decide(perspective(state, seat), levels[seat], request_seed(seed, k), history,
+        plan = choose_moves(perspective(state, seat), levels[seat], request_seed(seed, k), history,
                       budget=EXPERT_BUDGET)
         assert plan, f"{levels[seat]} bot answered nothing"
         state = play_plan(state, seat, plan, log)  # a RuleViolation fails the test

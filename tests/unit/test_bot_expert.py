@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from hand_bot.belief import Belief, related, visible
 from hand_bot.expert import Budget, candidates, search
 from hand_bot.history import public_history
-from hand_bot.policy import decide
+from hand_bot.policy import choose_moves
 from hand_engine import DrawStock, TakeDiscard, apply, random_step, redact, resolve, start_round
 from hand_engine import CardDiscarded, StockDrawn
 from hand_engine import check_state
@@ -123,7 +123,7 @@ def test_expert_decides_alike_in_positions_differing_only_in_hidden_cards(preset
     p1, p2 = perspective(state, seat), perspective(other, seat)
     assert json.dumps(p1, sort_keys=True) == json.dumps(p2, sort_keys=True)
     for seed in (1, 2):
-        assert decide(p1, "expert", seed, history, budget=SMALL) == decide(p2, "expert", seed, history,
+        assert choose_moves(p1, "expert", seed, history, budget=SMALL) == choose_moves(p2, "expert", seed, history,
                                                                           budget=SMALL)
 
 
@@ -132,8 +132,8 @@ def test_expert_replays_exactly_and_its_plan_is_legal_on_the_true_position() -> 
         state, log = played("saudi", seed, 60)
         seat = state.turn.seat
         p, h = perspective(state, seat), seen_by(log, seat)
-        plan = decide(p, "expert", 11, h, budget=SMALL)
-        assert plan == decide(json.loads(json.dumps(p)), "expert", 11, h, budget=SMALL)
+        plan = choose_moves(p, "expert", 11, h, budget=SMALL)
+        assert plan == choose_moves(json.loads(json.dumps(p)), "expert", 11, h, budget=SMALL)
         for action in plan:
             state, _ = apply(state, seat, action)  # a RuleViolation fails the test
 

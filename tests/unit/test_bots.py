@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 import hand_bot
-from hand_bot.policy import ALL_LEVELS, LEVELS, decide, plan
+from hand_bot.policy import ALL_LEVELS, LEVELS, choose_moves, plan
 from hand.v1 import room_bus_pb2
 from hand_bot.service import BotAsk, answer, ask_from_proto, request_seed
 from hand_room.kafka_messages import bot_request
@@ -25,7 +25,7 @@ from tests.rule_helpers import c, cs, opts
 
 def bot_plan(state: RoundState, level: str, seed: int = 1) -> list:
     """The bot's answer to a request for ``state`` (through the perspective, as in production)."""
-    return decide(perspective(state, state.turn.seat), level, seed)
+    return choose_moves(perspective(state, state.turn.seat), level, seed)
 
 
 def after(state: RoundState, actions: list) -> RoundState:
@@ -114,14 +114,14 @@ def test_planned_levels_ignore_the_hidden_cards_the_bot_samples(level: str) -> N
     """``determinize`` fills hidden cards from the seed; only ``random`` may vary with it."""
     for seed in (3, 4, 5):
         p = perspective(mid_game(seed=seed), mid_game(seed=seed).turn.seat)
-        assert decide(p, level, 1) == decide(p, level, 2) == decide(p, level, 12345)
+        assert choose_moves(p, level, 1) == choose_moves(p, level, 2) == choose_moves(p, level, 12345)
 
 
 @pytest.mark.parametrize("level", ALL_LEVELS)
 def test_decisions_are_deterministic_for_a_perspective_and_seed(level: str, exact_expert) -> None:
     state = mid_game(seed=5)
     p = perspective(state, state.turn.seat)
-    assert decide(p, level, 7) == decide(json.loads(json.dumps(p)), level, 7)
+    assert choose_moves(p, level, 7) == choose_moves(json.loads(json.dumps(p)), level, 7)
 
 
 def test_a_request_seed_depends_only_on_the_request_coordinates() -> None:
@@ -264,7 +264,7 @@ def test_the_starters_opening_discard(level: str) -> None:
 def test_an_unknown_level_plays_as_a_beginner() -> None:
     state = mid_game(seed=9)
     p = perspective(state, state.turn.seat)
-    assert decide(p, "grandmaster", 3) == decide(p, "beginner", 3)
+    assert choose_moves(p, "grandmaster", 3) == choose_moves(p, "beginner", 3)
 
 
 def test_determinize_keeps_the_public_position() -> None:
