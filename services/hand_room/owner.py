@@ -21,7 +21,6 @@ from dataclasses import dataclass, field
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener
-from aiokafka.partitioner import murmur2
 
 from hand_engine import RuleViolation
 from hand_common.rule_messages import shown_params
@@ -31,24 +30,21 @@ from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
-from .domain import MoveMade, Room, RoundDealt, decode, encode
-from .domain.command_codec import decode_command, encode_command
-from .domain.commands import Act, Command, TurnTimeout
+from .domain import MoveMade, Room, decode, encode
+from .domain.command_codec import decode_command
+from .domain.commands import Act, Command
 from .domain.decide import Decision, decide
 from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
-from .kafka_messages import Reply, bot_request, encode_reply
+from .kafka_messages import Reply, encode_reply
+from .partitions import partition_of
+from .turns import TurnKeeping
 from .repository import RoomRepository
 from .rules_port import RulesPort
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
-
-
-def partition_of(room_id: str, partitions: int) -> int:
-    """The partition Kafka's default partitioner gives key ``room_id``."""
-    return (murmur2(room_id.encode()) & 0x7FFFFFFF) % partitions
 
 
 def action_key(cmd: Command) -> str | None:
@@ -87,7 +83,7 @@ class _Batch:
     redo: dict[str, list[Command]] = field(default_factory=dict)
 
 
-class RoomOwner:
+class RoomOwner(TurnKeeping):
     def __init__(self, store: EventStore, index: RoomIndex, settings: KafkaSettings,
                  rules: RulesPort, relay: OutboxRelay | None, *, group_id: str = "hand-room-owners",
                  away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
@@ -390,82 +386,6 @@ class RoomOwner:
             await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply))
         except Exception:
             log.exception("reply_failed", room_id=cmd.room_id)
-
-    # ---------------------------------------------------------------- timers, bots
-    def _arm_turn(self, room: Room) -> None:
-        """Arm the turn timer and ask for a bot move when a bot controls the turn."""
-        handle = self._timers.pop(room.room_id, None)
-        if handle:
-            handle.cancel()
-        seat = room.seat_to_move()
-        if seat is None:
-            return
-        r = room.round
-        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
-        bot = room.bot_controls(seat)
-        wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
-        delay = max(0.0, room.turn_started_at + wait - time.time())
-        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            delay, lambda: asyncio.ensure_future(self.send_command(timeout)))
-        if bot:
-            ask = (r.round_no, r.turn_no, r.turn.phase, room.seq)
-            if self._bot_asked.get(room.room_id) != ask:
-                self._bot_asked[room.room_id] = ask
-                asyncio.ensure_future(self._ask_bot(room, seat))
-
-    def _rearm_soon(self, room: Room, delay: float = 1.0) -> None:
-        """After a failure (rules service or store down): try the turn's timer again soon,
-        and ask the bot again, so a room nobody acts in does not freeze."""
-        seat = room.seat_to_move()
-        if seat is None:
-            return
-        r = room.round
-        handle = self._timers.pop(room.room_id, None)
-        if handle:
-            handle.cancel()
-        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
-        due = room.turn_started_at + room.turn_seconds
-        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            max(delay, due - time.time()), lambda: asyncio.ensure_future(self.send_command(timeout)))
-        if room.bot_controls(seat):
-            self._bot_asked.pop(room.room_id, None)
-            asyncio.get_running_loop().call_later(delay, self._ask_again, room)
-
-    def _ask_again(self, room: Room) -> None:
-        current = self.repo.cached(room.room_id)
-        if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
-            self._arm_turn(current)
-
-    async def _ask_bot(self, room: Room, seat: int) -> None:
-        try:
-            history = await self._round_history(room)
-            value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
-                                room.seq, history)
-            await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
-        except Exception:
-            log.exception("bot_request_failed", room_id=room.room_id, seat=seat)
-
-    async def _round_history(self, room: Room) -> list:
-        """The current round's engine events, from its deal on (the store's tail)."""
-        out: list = []
-        for ev in await self.store.load(room.room_id, room.round_seq):
-            rec = decode(ev.payload)
-            if isinstance(rec.event, (RoundDealt, MoveMade)):
-                out.extend(rec.event.events)
-        return out
-
-    async def send_command(self, cmd: Command) -> None:
-        """A timer's command: in-process when this instance owns the room (so turns go on
-        while the broker is away), else through hand.room-commands."""
-        if self.owns(cmd.room_id):
-            await self.submit(cmd)
-            return
-        if self._producer is None:
-            return
-        try:
-            await self._producer.send(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
-        except Exception:
-            log.exception("send_failed", room_id=cmd.room_id)
 
 
 def _code(exc: Exception) -> str:

@@ -1,0 +1,97 @@
+"""The owner's turn keeping: a timer per room whose turn is running, and a bot request
+when a bot controls the turn (a mixin of ``RoomOwner``: it uses the owner's producer,
+repository, store and ownership)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import structlog
+
+from .domain import MoveMade, Room, RoundDealt, decode
+from .domain.command_codec import encode_command
+from .domain.commands import Command, TurnTimeout
+from .kafka_messages import bot_request
+from .partitions import partition_of
+
+log = structlog.get_logger("hand_room.owner")
+
+
+class TurnKeeping:
+    def _arm_turn(self, room: Room) -> None:
+        """Arm the turn timer and ask for a bot move when a bot controls the turn."""
+        handle = self._timers.pop(room.room_id, None)
+        if handle:
+            handle.cancel()
+        seat = room.seat_to_move()
+        if seat is None:
+            return
+        r = room.round
+        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        bot = room.bot_controls(seat)
+        wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
+        delay = max(0.0, room.turn_started_at + wait - time.time())
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            delay, lambda: asyncio.ensure_future(self.send_command(timeout)))
+        if bot:
+            ask = (r.round_no, r.turn_no, r.turn.phase, room.seq)
+            if self._bot_asked.get(room.room_id) != ask:
+                self._bot_asked[room.room_id] = ask
+                asyncio.ensure_future(self._ask_bot(room, seat))
+
+    def _rearm_soon(self, room: Room, delay: float = 1.0) -> None:
+        """After a failure (rules service or store down): try the turn's timer again soon,
+        and ask the bot again, so a room nobody acts in does not freeze."""
+        seat = room.seat_to_move()
+        if seat is None:
+            return
+        r = room.round
+        handle = self._timers.pop(room.room_id, None)
+        if handle:
+            handle.cancel()
+        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        due = room.turn_started_at + room.turn_seconds
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            max(delay, due - time.time()), lambda: asyncio.ensure_future(self.send_command(timeout)))
+        if room.bot_controls(seat):
+            self._bot_asked.pop(room.room_id, None)
+            asyncio.get_running_loop().call_later(delay, self._ask_again, room)
+
+    def _ask_again(self, room: Room) -> None:
+        current = self.repo.cached(room.room_id)
+        if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
+            self._arm_turn(current)
+
+    async def _ask_bot(self, room: Room, seat: int) -> None:
+        try:
+            history = await self._round_history(room)
+            value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
+                                room.seq, history)
+            await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
+        except Exception:
+            log.exception("bot_request_failed", room_id=room.room_id, seat=seat)
+
+    async def _round_history(self, room: Room) -> list:
+        """The current round's engine events, from its deal on (the store's tail)."""
+        out: list = []
+        for ev in await self.store.load(room.room_id, room.round_seq):
+            rec = decode(ev.payload)
+            if isinstance(rec.event, (RoundDealt, MoveMade)):
+                out.extend(rec.event.events)
+        return out
+
+    async def send_command(self, cmd: Command) -> None:
+        """A timer's command: in-process when this instance owns the room (so turns go on
+        while the broker is away), else through hand.room-commands."""
+        if self.owns(cmd.room_id):
+            await self.submit(cmd)
+            return
+        if self._producer is None:
+            return
+        try:
+            await self._producer.send(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
+        except Exception:
+            log.exception("send_failed", room_id=cmd.room_id)
+
+
