@@ -113,7 +113,9 @@ def _choose_run(
     cands = _run_candidates(suit, fixed, naturals, jokers)
     if not cands:
         raise refuse(err, "the cards do not form a run")
-    key = lambda c: (_run_value(c, options), sorted(p for p, x in c.items() if is_joker(x) and x in jokers))
+    # end_joker = lower: the candidate whose jokers stand for the lower ranks (RULES.md §4,
+    # ruling on decision 0101: "the lower card" is the lower rank, the low ace lowest)
+    key = lambda c: (sorted(p for p, x in c.items() if is_joker(x) and x in jokers), _run_value(c, options))
     cands.sort(key=key)
     if declare and options.end_joker == "declared":
         ok = [c for c in cands if _matches(c, suit, declare)]

@@ -177,6 +177,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "r2019": {
         "max_players": 5,
         "discard_take": "meld_required",
+        "take_return": "never",  # ruling on decision 0103 (RULES.md §12)
         "low_ace_value": 1,
         "set_joker_retrieval": "both_missing",
         "hand_finish": "own_melds_ok",

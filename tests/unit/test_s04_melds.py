@@ -289,22 +289,23 @@ def test_a_joker_at_an_end_with_only_one_possible_end_takes_it(options: Options)
         (SAUDI, "5H 6H JK", 4, 15),
         (HAND, "QH KH JK", 11, 30),
         (SAUDI, "QH KH JK", 11, 30),
-        (HAND, "2H 3H JK", 4, 9),
+        (HAND, "2H 3H JK", 1, 16),
         (SAUDI, "2H 3H JK", 1, 6),
     ],
     ids=["5-6-JK=4 (ace 11)", "5-6-JK=4 (ace 1)", "Q-K-JK=J (ace 11)", "Q-K-JK=J (ace 1)",
-         "2-3-JK=4 total 9 (ace 11)", "2-3-JK=A total 6 (ace 1)"],
+         "2-3-JK=A total 16 (ace 11)", "2-3-JK=A total 6 (ace 1)"],
 )
-def test_lower_a_joker_at_an_open_end_stands_for_the_candidate_with_the_lower_meld_value(
+def test_lower_a_joker_at_an_open_end_stands_for_the_candidate_of_the_lower_rank(
     options: Options, text: str, rank: int, total: int
 ) -> None:
-    """Examples (lower): 5♥6♥JK → 4♥, 15; Q♥K♥JK → J♥; 2♥3♥JK → 4♥ (9) with ace 11, A♥ (6) with ace 1."""
+    """Examples (lower, ruling on decision 0101: the lower rank, the low ace lowest):
+    5♥6♥JK → 4♥, 15; Q♥K♥JK → J♥; 2♥3♥JK → A♥: 16 with ace 11, 6 with ace 1."""
     meld = lay(options, text)
     assert meld.stand_ins == ((JK, rank, H),)
     assert meld.value == total
 
 
-def test_lower_ties_in_meld_value_go_to_the_lower_rank() -> None:
+def test_lower_goes_to_the_lower_rank_whatever_the_values() -> None:
     """J-Q-K + JK: 10♥ and A♥ (high) — values 10 and 11; 10-J-Q + JK: 9♥ (9) vs K♥ (10)."""
     assert lay(HAND, "JH QH KH JK").stand_ins == ((JK, 10, H),)
     assert lay(HAND, "10H JH QH JK").stand_ins == ((JK, 9, H),)
@@ -316,7 +317,7 @@ def test_lower_a_declaration_of_the_other_end_is_refused() -> None:
     refuse_meld(HAND, "5H 6H JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 7, H),))
     refuse_meld(HAND, "QH KH JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 1, H),))
     refuse_meld(SAUDI, "2H 3H JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 4, H),))
-    refuse_meld(HAND, "2H 3H JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 1, H),))
+    refuse_meld(HAND, "2H 3H JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 4, H),))
 
 
 def test_lower_a_declaration_naming_the_lower_end_itself_is_accepted() -> None:
@@ -326,7 +327,7 @@ def test_lower_a_declaration_naming_the_lower_end_itself_is_accepted() -> None:
 def test_lower_a_joker_laid_off_on_a_natural_run_takes_the_lower_end() -> None:
     assert lay_off(HAND, "5H 6H 7H", "JK").stand_ins == ((JK, 4, H),)
     assert lay_off(SAUDI, "2H 3H 4H", "JK").stand_ins == ((JK, 1, H),)
-    assert lay_off(HAND, "2H 3H 4H", "JK").stand_ins == ((JK, 5, H),)
+    assert lay_off(HAND, "2H 3H 4H", "JK").stand_ins == ((JK, 1, H),)
     refuse_lay_off(HAND, "5H 6H 7H", "JK", Code.JOKER_DECLARATION_INVALID, declare=((JK, 8, H),))
 
 
@@ -353,7 +354,7 @@ def test_declared_the_client_names_which_end_the_joker_stands_for(
 
 
 @pytest.mark.parametrize(
-    ("text", "rank"), [("5H 6H JK", 4), ("QH KH JK", 11), ("2H 3H JK", 4)]
+    ("text", "rank"), [("5H 6H JK", 4), ("QH KH JK", 11), ("2H 3H JK", 1)]
 )
 def test_declared_without_a_declaration_lower_applies(text: str, rank: int) -> None:
     assert lay(DECLARED, text).stand_ins == ((JK, rank, H),)
@@ -471,7 +472,7 @@ def test_a_joker_does_not_make_an_illegal_set_legal(text: str) -> None:
     [
         ("AH 2H 3H", 16, 6),
         ("AH 2H 3H 4H", 20, 10),
-        ("JK 2H 3H", 9, 6),  # lower: 4♥ with ace 11, A♥ with ace 1
+        ("JK 2H 3H", 16, 6),  # lower: A♥ (the lower rank) with ace 11 and with ace 1
         ("AH JK 3H", 16, 6),
         ("QH KH AH", 31, 31),
         ("JH QH KH AH", 41, 41),
@@ -517,3 +518,8 @@ def test_a_meld_belongs_to_its_layer_and_anyone_open_may_extend_it() -> None:
     state = ok(state, 0, LayOff(1, cs("8H")))
     assert meld_by_id(state, 1).owner == 1
     assert len(meld_by_id(state, 1).cards) == 4
+
+
+def test_r2019_takes_cannot_be_returned() -> None:
+    """Ruling on decision 0103 (RULES.md §12): r2019's duty to meld after a take has no undo."""
+    assert resolve("r2019").take_return == "never"
