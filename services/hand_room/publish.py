@@ -1,17 +1,32 @@
-"""What the outbox relay publishes of a stored room event, per topic."""
+"""What the outbox relay publishes of a stored room event, per topic.
+
+The relay renders one entry for each of its routes in turn; the stored bytes
+are decoded once per entry (the last entry's event is kept), not once per topic.
+"""
 
 from __future__ import annotations
 
 from hand_infra.outbox import OutboxEntry
 
-from .domain import decode, encode, for_seat, private
+from .domain import Recorded, decode, encode, for_seat, private
+
+_last: tuple[OutboxEntry | None, Recorded | None] = (None, None)
+
+
+def _decoded(entry: OutboxEntry) -> Recorded:
+    global _last
+    seen, rec = _last
+    if seen is not entry or rec is None:
+        rec = decode(entry.payload)
+        _last = (entry, rec)
+    return rec
 
 
 def private_value(entry: OutboxEntry) -> bytes:
     """hand.room-events: complete but for seat credentials."""
-    return encode(private(decode(entry.payload)))
+    return encode(private(_decoded(entry)))
 
 
 def public_value(entry: OutboxEntry) -> bytes:
     """hand.room-events-public: as a spectator sees it."""
-    return encode(for_seat(decode(entry.payload), None))
+    return encode(for_seat(_decoded(entry), None))
