@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint imports test test-fast soak soak-bots fuzz run bench clean web chromium test-web
+.PHONY: help venv proto proto-release lint imports test test-fast soak soak-bots soak-broker fuzz run bench clean web chromium test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -70,6 +70,9 @@ soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY
 
 soak-bots: $(GEN_STAMP) ## bots of every level play many whole rounds per preset (HAND_BOT_ROUNDS, default 100)
 	HAND_BOT_ROUNDS=$${HAND_BOT_ROUNDS:-100} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_bot_games.py
+
+soak-broker: $(GEN_STAMP) ## one hour of rooms at human pace on the embedded broker, first vs last ten minutes (HAND_SOAK_S, HAND_SOAK_ROOMS)
+	$(PY) bench/soak_broker.py --duration $${HAND_SOAK_S:-3600} --rooms $${HAND_SOAK_ROOMS:-40}
 
 fuzz: $(GEN_STAMP) ## garbage, mutated and oversized requests to every RPC (HAND_FUZZ_REQUESTS per RPC, default 5000; HAND_FUZZ_SEED)
 	HAND_FUZZ_REQUESTS=$${HAND_FUZZ_REQUESTS:-5000} $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_fuzz.py 2>&1 \

