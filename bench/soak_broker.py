@@ -30,7 +30,6 @@ import argparse
 import asyncio
 import contextlib
 import dataclasses
-import json
 import os
 import random
 import sys
