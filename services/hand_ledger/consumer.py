@@ -33,6 +33,7 @@ from google.protobuf.message import DecodeError
 from hand_engine import RuleViolation
 from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.settings import KafkaSettings
+from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
 
@@ -145,8 +146,8 @@ class LedgerConsumer:
                 if batch:
                     await self.handle(batch)
                 await self.repair_gaps()
-            except Exception:
-                log.exception("ledger_batch_failed")
+            except Exception as exc:
+                log_failure(log, "ledger_batch_failed", exc)
                 rewind = True
                 await asyncio.sleep(self.retry_interval)
 

@@ -24,10 +24,10 @@ from datetime import UTC, datetime
 import structlog
 from sqlalchemy import insert
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra.sqlstore import SqlStore
+from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
 from . import reads
 from ._schema import events, metadata
@@ -75,13 +75,15 @@ class LedgerStore(SqlStore):
         """Record ``batch`` (in seq order per room) and its effects; return its size.
 
         Raises ``IntegrityError`` if any of it was recorded before, other
-        database errors as they come; nothing of the batch is kept then.
+        database errors (and a database that is down: ``STORE_ERRORS``) as they
+        come; nothing of the batch is kept then. Only an event whose projection
+        itself fails is archived with its error (quarantined).
         """
         if not batch:
             return 0
         try:
             await self._ingest(batch)
-        except DBAPIError:
+        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
             raise
         except Exception:
             if len(batch) == 1:
@@ -110,7 +112,7 @@ class LedgerStore(SqlStore):
         try:
             await self._ingest([item])
             return
-        except DBAPIError:
+        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
             raise
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
