@@ -22,7 +22,7 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import structlog
-from sqlalchemy import insert
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -30,7 +30,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
 from . import reads
-from ._schema import events, metadata
+from ._schema import cursors, events, metadata
 from .ordering import Delivered
 from .project import project
 
@@ -119,6 +119,20 @@ class LedgerStore(SqlStore):
         log.error("projection_failed", room_id=item.room_id, seq=item.seq, kind=item.kind, error=error)
         await self._ingest([item], error=error)
         self.failed += 1
+
+    async def cursor(self, name: str) -> int:
+        """The ledger's position ``name`` in another store (0 if never set)."""
+        async with self.read() as conn:
+            return await conn.scalar(select(cursors.c.position).where(cursors.c.name == name)) or 0
+
+    async def set_cursor(self, name: str, position: int) -> None:
+        """Move position ``name`` forward (never back: replicas may race)."""
+        async with self._write() as conn:
+            current = await conn.scalar(select(cursors.c.position).where(cursors.c.name == name))
+            if current is None:
+                await conn.execute(insert(cursors).values(name=name, position=position))
+            elif position > current:
+                await conn.execute(update(cursors).where(cursors.c.name == name).values(position=position))
 
     # ------------------------------------------------------------------ reads
     async def next_seqs(self, room_ids: Sequence[str]) -> dict[str, int]:
