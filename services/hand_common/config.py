@@ -173,6 +173,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "3", "seconds without progress (a gap, or silence in an open match) before the "
                  "ledger reads a room's missing events from the event store"
         ),
+        "HAND_LEDGER_DISCOVER_S": EnvVar(
+            "5", "seconds between two scans of the event store's outbox for rooms the ledger has "
+                 "not archived to their end (rooms whose every event the broker lost); needs "
+                 "HAND_LEDGER_EVENTSTORE_URL"
+        ),
+        "HAND_LEDGER_DISCOVER_BATCH": EnvVar(
+            "500", "outbox rows one discovery scan reads at most"
+        ),
         # --- player identity (hand_auth issues, hand_common.identity verifies) ---
         "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
         "HAND_AUTH_PORT": EnvVar("50055", "gRPC port of the auth service; 0 picks a free port"),
@@ -537,6 +545,8 @@ class LedgerConfig:
     identity: IdentityConfig = IdentityConfig()
     eventstore_url: str = ""
     repair_after_s: float = 3.0
+    discover_s: float = 5.0
+    discover_batch: int = 500
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
@@ -550,6 +560,8 @@ class LedgerConfig:
             identity=IdentityConfig._read(env),
             eventstore_url=env.text("HAND_LEDGER_EVENTSTORE_URL"),
             repair_after_s=env.number("HAND_LEDGER_REPAIR_AFTER_S", 0.1, 3600),
+            discover_s=env.number("HAND_LEDGER_DISCOVER_S", 0.1, 3600),
+            discover_batch=env.integer("HAND_LEDGER_DISCOVER_BATCH", 1, 100_000),
         )
         env.check("ledger service")
         return config

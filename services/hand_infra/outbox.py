@@ -28,6 +28,7 @@ from aiokafka import AIOKafkaProducer
 
 from hand_infra.eventstore import EventStore, OutboxEntry
 from hand_infra.settings import KafkaSettings
+from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
 
 log = structlog.get_logger("hand_infra.outbox")
@@ -115,8 +116,8 @@ class OutboxRelay:
                 continue
             try:
                 count = await self.publish_pending()
-            except Exception:  # keep relaying; the rows stay pending
-                log.exception("relay_pass_failed")
+            except Exception as exc:  # keep relaying; the rows stay pending
+                log_failure(log, "relay_pass_failed", exc)
                 count, delay = 0, self.retry_interval
             else:
                 delay = 0 if count >= self.batch_size else self.idle_interval

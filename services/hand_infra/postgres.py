@@ -3,12 +3,16 @@
 Runs the machine's ``initdb`` and ``postgres`` (found on ``PATH`` or under
 ``/usr/lib/postgresql/*/bin``) in a temporary directory: trust auth for user
 ``hand``, 127.0.0.1 on a free port, the unix socket in the temp dir, and no
-fsync (it is thrown away). PostgreSQL refuses to run as root, so as root the
+fsync (it is thrown away; commits still reach the OS before they return, so a
+killed server loses none). PostgreSQL refuses to run as root, so as root the
 server runs as the ``postgres`` user if it exists, else ``nobody``, and the
 temp dir is given to that user.
 
     with TempPostgres() as pg:
         url = pg.url   # postgresql+asyncpg://hand@127.0.0.1:PORT/postgres
+
+``kill()`` crashes it (SIGKILL) and ``restart()`` brings it back on the same port
+and data (chaos tests).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import shutil
 import signal
 import subprocess
 import tempfile
+import time
 import weakref
 from pathlib import Path
 
@@ -68,6 +73,7 @@ class TempPostgres:
         self._tmp: Path | None = None
         self._proc: subprocess.Popen | None = None
         self._finalizer: weakref.finalize | None = None
+        self._ids: dict = {}
 
     @property
     def url(self) -> str:
@@ -92,7 +98,7 @@ class TempPostgres:
     def start(self) -> None:
         """initdb, start the server, wait until it accepts connections."""
         user = _run_as()
-        ids = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
+        self._ids = {} if user is None else {"user": user.pw_uid, "group": user.pw_gid, "extra_groups": []}
         base = tempfile.gettempdir()
         if user is not None and not os.stat(base).st_mode & 0o001:
             base = "/tmp"  # the server's user must be able to enter the parent
@@ -100,37 +106,72 @@ class TempPostgres:
         if user is not None:
             os.chown(self._tmp, user.pw_uid, user.pw_gid)
         self._finalizer = weakref.finalize(self, _cleanup, None, self._tmp)
-        data, log_path = self._tmp / "data", self._tmp / "postgres.log"
-        env = {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
         initdb = subprocess.run(
-            [pg_binary("initdb"), "-D", str(data), "-U", USER, "--auth=trust", "-E", "UTF8",
+            [pg_binary("initdb"), "-D", str(self._tmp / "data"), "-U", USER, "--auth=trust", "-E", "UTF8",
              "--locale=C", "--no-sync", "--no-instructions"],
-            cwd=self._tmp, env=env, capture_output=True, text=True, **ids)
+            cwd=self._tmp, env=self._env(), capture_output=True, text=True, **self._ids)
         if initdb.returncode != 0:
             raise _proc.ProcessStartError(f"initdb failed: {initdb.stderr[-2000:]}")
         for _ in range(3):  # a free port can be taken before we bind it
             self.port = _proc.free_port()
-            with open(log_path, "ab") as out:
-                self._proc = subprocess.Popen(
-                    [pg_binary("postgres"), "-D", str(data), "-p", str(self.port),
-                     "-k", str(self._tmp), "-c", "listen_addresses=127.0.0.1",
-                     "-c", "fsync=off", "-c", "synchronous_commit=off",
-                     "-c", "full_page_writes=off", "-c", "max_connections=200"],
-                    cwd=self._tmp, env=env, stdin=subprocess.DEVNULL, stdout=out,
-                    stderr=subprocess.STDOUT, **ids)
-            self._finalizer.detach()
-            self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._tmp)
             try:
-                took = _proc.wait_ready(self._proc, self._ready, self.start_timeout,
-                                        "postgres", log_path)
+                took = self._launch()
             except _proc.ProcessStartError:
-                if self._proc.poll() is None or "could not bind" not in _proc.log_tail(log_path):
+                if self._proc.poll() is None or "could not bind" not in _proc.log_tail(self._log):
                     raise
                 continue
             log.info("postgres_started", port=self.port, pid=self._proc.pid,
                      run_as=user.pw_name if user else None, ready_ms=round(took * 1000, 1))
             return
         raise _proc.ProcessStartError("postgres: no free port after 3 attempts")
+
+    @property
+    def _log(self) -> Path:
+        return self._tmp / "postgres.log"
+
+    @staticmethod
+    def _env() -> dict[str, str]:
+        return {**os.environ, "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
+
+    def _launch(self) -> float:
+        """Start ``postgres`` on ``self.port`` and the data dir; wait until ready."""
+        with open(self._log, "ab") as out:
+            self._proc = subprocess.Popen(
+                [pg_binary("postgres"), "-D", str(self._tmp / "data"), "-p", str(self.port),
+                 "-k", str(self._tmp), "-c", "listen_addresses=127.0.0.1",
+                 "-c", "fsync=off",  # a killed server keeps every commit (the OS has it)
+                 "-c", "full_page_writes=off", "-c", "max_connections=200"],
+                cwd=self._tmp, env=self._env(), stdin=subprocess.DEVNULL, stdout=out,
+                stderr=subprocess.STDOUT, **self._ids)
+        if self._finalizer is not None:
+            self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._tmp)
+        return _proc.wait_ready(self._proc, self._ready, self.start_timeout, "postgres", self._log)
+
+    def kill(self) -> None:
+        """Crash the server (SIGKILL of the postmaster; its backends exit on their own):
+        the data dir and port stay for :meth:`restart`. For chaos tests."""
+        if self._proc is not None and self._proc.poll() is None:
+            self._proc.kill()
+            self._proc.wait()
+            log.info("postgres_killed", port=self.port)
+
+    def restart(self, timeout: float = 30.0) -> float:
+        """Start the server again on the same port and data dir (crash recovery runs);
+        return the seconds until it accepts connections. Retries while the killed
+        server's backends still hold its shared memory or its port."""
+        began = time.monotonic()
+        while True:
+            try:
+                self._launch()
+                break
+            except _proc.ProcessStartError:
+                if time.monotonic() - began > timeout:
+                    raise
+                time.sleep(0.2)
+        took = time.monotonic() - began
+        log.info("postgres_restarted", port=self.port, ready_ms=round(took * 1000, 1))
+        return took
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT; SIGKILL after ``stop_timeout``), delete the files."""

@@ -1,6 +1,13 @@
 """``SqlStore``: what every store on one SQLAlchemy async engine shares (the event
 store, the ledger's, the auth service's): the engine made from the URL at start
-(``make_engine``: the per-backend set-up), write transactions, closing."""
+(``make_engine``: the per-backend set-up), write transactions, closing.
+
+A database that is down (PostgreSQL restarting, a broken connection) raises
+``OSError`` (connection refused, not wrapped by SQLAlchemy), ``TimeoutError`` or a
+``DBAPIError``: :data:`STORE_ERRORS` are what a caller must treat as "the store
+failed, nothing was written" (never as a fault of the data), and
+:func:`log_failure` logs an unreachable store as one warning line (no traceback
+repeated on every retry of an outage)."""
 
 from __future__ import annotations
 
@@ -8,12 +15,32 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import structlog
 from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from ._schema import SQLITE_BEGIN, make_engine
 
-__all__ = ["SqlStore"]
+__all__ = ["STORE_ERRORS", "SqlStore", "log_failure", "unreachable"]
+
+STORE_ERRORS = (DBAPIError, OSError, TimeoutError)
+"""What a statement raises when the database (or the way to it) failed."""
+
+
+def unreachable(exc: BaseException) -> bool:
+    """The database could not be reached, or the connection broke (a retry may work)."""
+    if isinstance(exc, (OSError, TimeoutError, InterfaceError, OperationalError)):
+        return True
+    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+def log_failure(log: structlog.typing.FilteringBoundLogger, event: str, exc: BaseException, **kw: object) -> None:
+    """``event`` with a traceback, unless the store is just unreachable: then one warning."""
+    if unreachable(exc):
+        log.warning(event, error=type(exc).__name__, store="unreachable", **kw)
+    else:
+        log.exception(event, **kw)
 
 
 class SqlStore:

@@ -13,10 +13,18 @@ from collections.abc import Iterable
 import structlog
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import for_code
+from aiokafka.partitioner import murmur2
 
 from hand_infra.settings import KafkaSettings
 
 log = structlog.get_logger("hand_infra.topics")
+
+
+
+def partition_of(key: str, partitions: int) -> int:
+    """The partition Kafka's default partitioner gives ``key`` (every topic keyed by room id)."""
+    return (murmur2(key.encode()) & 0x7FFFFFFF) % partitions
+
 
 ROOM_COMMANDS = "hand.room-commands"
 """Commands for a room (hand.v1.RoomCommand); key = room_id; the partition owner owns

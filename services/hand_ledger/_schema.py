@@ -13,6 +13,8 @@
   sheets (RULES.md §9): one row per round, per seat and per team.
 - ``ledger_matches`` — match results with the tie-break outcome (§10).
 - ``ledger_players`` — statistics and the skill rating per player id.
+- ``ledger_cursors`` — the ledger's own positions in other stores: how far room
+  discovery has read the event store's outbox (hand_ledger/discovery.py).
 
 The engine set-up (SQLite WAL, ``BEGIN IMMEDIATE`` for writers) is the event
 store's (:func:`hand_infra._schema.make_engine`).
@@ -118,3 +120,9 @@ players = Table(
     Column("ordinal", Float, nullable=False),
 )
 Index("ix_ledger_players_rank", players.c.ordinal, players.c.player_id)
+
+cursors = Table(
+    "ledger_cursors", metadata,
+    Column("name", String(64), primary_key=True),
+    Column("position", BigInteger, nullable=False),
+)

@@ -16,7 +16,9 @@ offsets: the archive then says where each room really stands.
 With a :class:`~hand_ledger.repair.GapRepair` (``HAND_LEDGER_EVENTSTORE_URL``),
 a room that makes no progress for a while — held behind a gap, or silent
 with its match open — is completed from the room service's event store
-instead of waiting for the broker forever (hand_ledger/repair.py).
+instead of waiting for the broker forever (hand_ledger/repair.py); with a
+:class:`~hand_ledger.discovery.RoomDiscovery` too, so is a room the broker lost
+every event of, found in the event store's outbox (hand_ledger/discovery.py).
 """
 
 from __future__ import annotations
@@ -33,10 +35,12 @@ from google.protobuf.message import DecodeError
 from hand_engine import RuleViolation
 from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.settings import KafkaSettings
+from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
 from hand_room.domain import MatchEnded, decode
 
 from .ordering import Delivered, Hold
+from .discovery import CURSOR, RoomDiscovery
 from .repair import GapRepair
 from .store import LedgerStore
 
@@ -73,9 +77,9 @@ class LedgerConsumer:
 
     def __init__(self, store: LedgerStore, settings: KafkaSettings, *, group_id: str = "hand-ledger",
                  topic: str = ROOM_EVENTS, max_records: int = 500, retry_interval: float = 0.5,
-                 repair: GapRepair | None = None) -> None:
+                 repair: GapRepair | None = None, discovery: RoomDiscovery | None = None) -> None:
         self.store, self.settings, self.group_id, self.topic = store, settings, group_id, topic
-        self.repair = repair
+        self.repair, self.discovery = repair, discovery
         self._repair_at = 0.0
         self.max_records, self.retry_interval = max_records, retry_interval
         self.hold = Hold()
@@ -145,8 +149,9 @@ class LedgerConsumer:
                 if batch:
                     await self.handle(batch)
                 await self.repair_gaps()
-            except Exception:
-                log.exception("ledger_batch_failed")
+                await self.discover()
+            except Exception as exc:
+                log_failure(log, "ledger_batch_failed", exc)
                 rewind = True
                 await asyncio.sleep(self.retry_interval)
 
@@ -218,6 +223,34 @@ class LedgerConsumer:
         if recorded:
             await self._commit()
         return recorded
+
+    async def discover(self) -> int:
+        """One discovery pass when due: the rooms of this replica's partitions that the
+        archive lacks events of are watched by gap repair; return how many are new."""
+        d, consumer = self.discovery, self._consumer
+        if d is None or self.repair is None or self.repair.engine is None or consumer is None or not d.due():
+            return 0
+        parts = {tp.partition for tp in consumer.assignment()}
+        count = len(consumer.partitions_for_topic(self.topic) or ())
+        if not parts or not count:  # no assignment yet (a rebalance, a broker outage): next pass
+            return 0
+        cursor = await self.store.cursor(CURSOR)
+        window = await d.window(self.repair.engine, cursor)
+        archived = await self.store.next_seqs(list(window.heads))
+        watched, new = set(self.repair.watched()), 0
+        for room_id in d.behind(window, archived, parts, count):
+            if not self.hold.known(room_id):
+                self.hold.seed(room_id, archived[room_id])
+            if room_id not in watched:
+                self.repair.seen(room_id)
+                new += 1
+                log.info("room_discovered", room_id=room_id, archived_to=archived[room_id] - 1,
+                         stored_to=window.heads[room_id])
+        d.discovered += new
+        moved = window.cursor_after(archived, d.settled_before(), cursor)
+        if moved > cursor:
+            await self.store.set_cursor(CURSOR, moved)
+        return new
 
     async def _commit(self) -> None:
         if self._consumer is None:

@@ -56,6 +56,11 @@ class GapRepair:
     async def start(self) -> None:
         self._engine = make_engine(self.url)
 
+    @property
+    def engine(self):
+        """The event store's engine (read-only use), None before ``start``."""
+        return self._engine
+
     async def close(self) -> None:
         if self._engine is not None:
             await self._engine.dispose()

@@ -24,6 +24,7 @@ from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
 
 from .consumer import LedgerConsumer
+from .discovery import RoomDiscovery
 from .repair import GapRepair
 from .service import LedgerService
 from .store import LedgerStore
@@ -65,8 +66,10 @@ class LedgerServer:
             if self.config.eventstore_url:
                 repair = GapRepair(self.config.eventstore_url, after_s=self.config.repair_after_s)
                 await repair.start()
+            discovery = None if repair is None else RoomDiscovery(self.config.discover_s,
+                                                                  self.config.discover_batch)
             self.consumer = LedgerConsumer(self.store, self.kafka, group_id=self.config.group_id,
-                                           topic=self.topic or ROOM_EVENTS, repair=repair)
+                                           topic=self.topic or ROOM_EVENTS, repair=repair, discovery=discovery)
             await self.consumer.start()
             self.watch = BrokerWatch(self.kafka, [self.topic or ROOM_EVENTS])  # outages: reconnect
             self.watch.on_recover.append(self.consumer.reconnect)

@@ -22,15 +22,15 @@ from contextlib import asynccontextmanager
 from datetime import UTC, datetime
 
 import structlog
-from sqlalchemy import insert
+from sqlalchemy import insert, select, update
 from sqlalchemy.engine import URL
-from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra.sqlstore import SqlStore
+from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
 from . import reads
-from ._schema import events, metadata
+from ._schema import cursors, events, metadata
 from .ordering import Delivered
 from .project import project
 
@@ -75,13 +75,15 @@ class LedgerStore(SqlStore):
         """Record ``batch`` (in seq order per room) and its effects; return its size.
 
         Raises ``IntegrityError`` if any of it was recorded before, other
-        database errors as they come; nothing of the batch is kept then.
+        database errors (and a database that is down: ``STORE_ERRORS``) as they
+        come; nothing of the batch is kept then. Only an event whose projection
+        itself fails is archived with its error (quarantined).
         """
         if not batch:
             return 0
         try:
             await self._ingest(batch)
-        except DBAPIError:
+        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
             raise
         except Exception:
             if len(batch) == 1:
@@ -110,13 +112,27 @@ class LedgerStore(SqlStore):
         try:
             await self._ingest([item])
             return
-        except DBAPIError:
+        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
             raise
         except Exception as exc:
             error = f"{type(exc).__name__}: {exc}"
         log.error("projection_failed", room_id=item.room_id, seq=item.seq, kind=item.kind, error=error)
         await self._ingest([item], error=error)
         self.failed += 1
+
+    async def cursor(self, name: str) -> int:
+        """The ledger's position ``name`` in another store (0 if never set)."""
+        async with self.read() as conn:
+            return await conn.scalar(select(cursors.c.position).where(cursors.c.name == name)) or 0
+
+    async def set_cursor(self, name: str, position: int) -> None:
+        """Move position ``name`` forward (never back: replicas may race)."""
+        async with self._write() as conn:
+            current = await conn.scalar(select(cursors.c.position).where(cursors.c.name == name))
+            if current is None:
+                await conn.execute(insert(cursors).values(name=name, position=position))
+            elif position > current:
+                await conn.execute(update(cursors).where(cursors.c.name == name).values(position=position))
 
     # ------------------------------------------------------------------ reads
     async def next_seqs(self, room_ids: Sequence[str]) -> dict[str, int]:

@@ -28,6 +28,7 @@ from hand_infra.broker_watch import PastEndCheck, retire_consumer
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
+from hand_infra.sqlstore import log_failure, unreachable
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
 from .domain import MoveMade, Room, decode, encode
@@ -223,9 +224,9 @@ class RoomOwner(TurnKeeping):
                 return
             try:
                 by_room = await self._process(by_room)
-            except Exception:  # a failed transaction: nothing was written; try room by room
-                log.exception("batch_failed", rooms=len(by_room))
-                if len(by_room) == 1:
+            except Exception as exc:  # a failed transaction: nothing was written; try room by room
+                log_failure(log, "batch_failed", exc, rooms=len(by_room))
+                if len(by_room) == 1 or unreachable(exc):  # the store is down: every room would fail
                     await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE,
                                                               "the room could not be saved", retry_after_ms=1000))
                     return

@@ -1,10 +1,8 @@
-"""Which partition of hand.room-commands (and so which owner) a room belongs to."""
+"""Which partition of hand.room-commands (and so which owner) a room belongs to: Kafka's
+default partitioner of the room id (hand_infra.topics.partition_of)."""
 
 from __future__ import annotations
 
-from aiokafka.partitioner import murmur2
+from hand_infra.topics import partition_of
 
-
-def partition_of(room_id: str, partitions: int) -> int:
-    """The partition Kafka's default partitioner gives key ``room_id``."""
-    return (murmur2(room_id.encode()) & 0x7FFFFFFF) % partitions
+__all__ = ["partition_of"]

@@ -22,6 +22,15 @@ from hand_infra.topics import ensure_topics
 from hand_room.server import RoomServer
 
 
+def rule_error_of(exc: grpc.aio.AioRpcError):
+    """The ``hand.v1.RuleError`` detail of a failed call, or None."""
+    from grpc_status import rpc_status
+
+    from hand_common.status import from_status
+
+    return from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
+
+
 def seq_of(msg: pb.WatchResponse) -> int:
     """The seq a Watch message stands at: its event's, or for the snapshot the last
     event it includes (-1 for the empty snapshot at from_seq 0)."""

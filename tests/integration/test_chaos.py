@@ -20,16 +20,15 @@ from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common.config import LedgerConfig
-from hand_infra.eventstore import EventStore
 from hand_infra.settings import kafka_settings
 from hand_ledger.server import LedgerServer
-from hand_room.domain import MoveMade, decode
 from hand_room.owner import partition_of
 from hand_run import Broker, Stack
 
-from .room_support import Watcher, create_room, join_all, seq_of, wait_for
+from .chaos_support import MatchDriver, assert_stored_once
+from .room_support import Watcher, create_room, join_all, wait_for
 from .test_broker_outage import assert_streams_and_ledger_agree
-from .test_room_failover import PARTITIONS, Instance, act_retrying
+from .test_room_failover import PARTITIONS, Instance
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
 
@@ -62,63 +61,32 @@ async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path
         owner, stub_owner, stub_surv = ((a, stub_a, stub_b) if partition_of(room_id, PARTITIONS) in a.owned()
                                         else (b, stub_b, stub_a))
         watchers = {p.seat: Watcher(stub_surv, room_id, p.token) for p in players}
-        by_seat = {p.seat: p for p in players}
-        head = lambda: max((seq_of(w.latest) for w in watchers.values() if w.latest), default=-1)  # noqa: E731
-        began = deadline = time.monotonic()
-        deadline += 200
-        moves, n, broker_killed, owner_killed = 0, 0, False, False
-        while time.monotonic() < deadline:
-            have = [w.latest for w in watchers.values() if w.latest]
-            latest = max(have, key=seq_of) if have else None
-            if latest is not None and latest.room.status == room_pb2.ROOM_STATUS_FINISHED:
-                break
-            if latest is None or not latest.HasField("view") or latest.view.HasField("result"):
-                await asyncio.sleep(0.02)
-                continue
-            w = watchers[latest.view.turn.seat]
-            if seq_of(w.latest) < seq_of(latest):
-                await asyncio.sleep(0.01)
-                continue
-            p = by_seat[latest.view.turn.seat]
-            stubs = [stub_surv] if owner_killed else [stub_owner, stub_surv]
-            for action in p.plan(w.latest.view) + p.choose(w.latest.view):
-                n += 1
-                try:
-                    await act_retrying(p, stubs, action, f"{p.seat}-{n}", deadline)
-                    moves += 1
-                    break
-                except grpc.aio.AioRpcError as exc:
-                    assert exc.code() == grpc.StatusCode.FAILED_PRECONDITION, exc
-            if not broker_killed and moves >= 10:
+        driver = MatchDriver(players, watchers, [stub_owner, stub_surv])
+        killed: dict[str, bool] = {"broker": False, "owner": False}
+
+        async def chaos(d: MatchDriver) -> None:
+            nonlocal owner
+            if not killed["broker"] and d.moves >= 10:
                 broker.keeper.tansu._proc.kill()  # the keeper starts a new, empty broker
-                broker_killed = True
-            elif broker_killed and not owner_killed and moves >= 30:
+                killed["broker"] = True
+            elif killed["broker"] and not killed["owner"] and d.moves >= 30:
                 # the owner now (the broker's restart may have moved the room), unless it is
                 # the instance the streams are on: then the other one
                 now = a if partition_of(room_id, PARTITIONS) in a.owned() else b
                 owner = now if now is owner else owner
                 owner.proc.send_signal(signal.SIGKILL)
                 owner.proc.wait()
-                owner_killed = True
-            seq = seq_of(latest)
-            end = time.monotonic() + 30
-            while head() <= seq and time.monotonic() < end:
-                await asyncio.sleep(0.01)
-        assert broker_killed and owner_killed, (moves, broker_killed, owner_killed)
+                killed["owner"] = True
+                d.stubs[:] = [stub_surv]
+
+        began = time.monotonic()
+        await driver.play(began + 200, after_move=chaos)
+        assert killed["broker"] and killed["owner"], (driver.moves, killed)
         assert broker.keeper.restarts == 1
-        print(f"chaos: {moves} moves in {time.monotonic() - began:.1f} s")
+        print(f"chaos: {driver.moves} moves in {time.monotonic() - began:.1f} s")
         final = (await stub_surv.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
         assert final.status == room_pb2.ROOM_STATUS_FINISHED
-
-        events = EventStore(store_url)
-        await events.start()
-        stored = await events.load(room_id)
-        await events.close()
-        seqs = [e.seq for e in stored]
-        assert seqs == list(range(len(seqs)))
-        played = [r for r in (decode(e.payload) for e in stored)
-                  if isinstance(r.event, MoveMade) and r.event.origin == "player"]
-        assert len(played) == moves, "an accepted move is missing or doubled in the store"
+        seqs = await assert_stored_once(store_url, room_id, driver.moves)
         await assert_streams_and_ledger_agree(watchers, ledger, room_id, seqs)
     finally:  # bounded: a stuck teardown must not hold the suite
         for w in watchers.values():

@@ -34,6 +34,24 @@ async def fill_event_store(url: str, runs) -> EventStore:
     return store
 
 
+async def publish_except(broker, topic: str, runs, gone) -> int:
+    """Publish every run's events but the seqs ``gone(run)`` names; return how many were left out."""
+    producer = AIOKafkaProducer(**broker.producer_kwargs())
+    await producer.start()
+    dropped = 0
+    try:
+        for run in runs.values():
+            missing = gone(run)
+            dropped += len(missing)
+            for e in run.events:
+                if e.seq not in missing:
+                    await producer.send(topic, key=e.room_id.encode(), value=e.payload)
+        await producer.flush()
+    finally:
+        await producer.stop()
+    return dropped
+
+
 def lost(run, rng: random.Random) -> set[int]:
     """The seqs the broker never had: a few in the middle, and the last three."""
     n = len(run.events)
@@ -49,19 +67,7 @@ async def test_a_ledger_completes_every_room_from_the_event_store(broker, unique
     events_url = f"sqlite:///{tmp_path / 'events.db'}"
     room_store = await fill_event_store(events_url, scenario_runs)
     rng = random.Random(3)
-    producer = AIOKafkaProducer(**broker.producer_kwargs())
-    await producer.start()
-    dropped = 0
-    try:
-        for run in scenario_runs.values():
-            gone = lost(run, rng)
-            dropped += len(gone)
-            for e in run.events:
-                if e.seq not in gone:
-                    await producer.send(topic, key=e.room_id.encode(), value=e.payload)
-        await producer.flush()
-    finally:
-        await producer.stop()
+    dropped = await publish_except(broker, topic, scenario_runs, lambda run: lost(run, rng))
     total = sum(len(run.events) for run in scenario_runs.values())
     store = LedgerStore(await ledger_db())
     await store.start()
@@ -83,6 +89,51 @@ async def test_a_ledger_completes_every_room_from_the_event_store(broker, unique
             await reference.close()
         for name, (_, outcome, _) in SCENARIOS.items():
             await assert_sheet_matches_engine(store, scenario_runs[name], outcome)
+    finally:
+        await consumer.stop()
+        await repair.close()
+        await store.close()
+        await room_store.close()
+
+
+@pytest.mark.timeout(120)
+async def test_a_room_the_broker_lost_every_event_of_is_discovered_and_archived(
+        broker, unique, tmp_path, ledger_db, scenario_runs) -> None:
+    """One room's events never reached the broker (created, played, the broker restarted
+    before the ledger read one): the ledger learns of it from the event store's outbox
+    and ends with it fully archived and scored; its discovery cursor, in its own
+    database, ends past every stored event."""
+    from hand_ledger.discovery import CURSOR, RoomDiscovery
+
+    topic = f"t-{unique}-events"
+    await ensure_topics(broker, [topic], partitions=4)
+    events_url = f"sqlite:///{tmp_path / 'events.db'}"
+    room_store = await fill_event_store(events_url, scenario_runs)
+    silent = sorted(scenario_runs)[0]
+    await publish_except(broker, topic, scenario_runs,
+                         lambda run: {e.seq for e in run.events} if run is scenario_runs[silent] else set())
+    total = sum(len(run.events) for run in scenario_runs.values())
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    repair = GapRepair(events_url, after_s=0.5)
+    await repair.start()
+    discovery = RoomDiscovery(interval_s=0.2, batch=50, settle_s=0)  # small windows: many passes
+    consumer = LedgerConsumer(store, broker, group_id=f"g-{unique}", topic=topic, repair=repair,
+                              discovery=discovery)
+    try:
+        await consumer.start()
+        deadline = time.monotonic() + 60
+        while await archived(store) < total and time.monotonic() < deadline:
+            assert not consumer.task.done(), consumer.task
+            await asyncio.sleep(0.05)
+        assert await archived(store) == total, f"{await archived(store)} of {total} archived"
+        assert discovery.discovered >= 1 and repair.repaired == len(scenario_runs[silent].events)
+        outcome = next(o for name, (_, o, _) in SCENARIOS.items() if name == silent)
+        await assert_sheet_matches_engine(store, scenario_runs[silent], outcome)
+        deadline = time.monotonic() + 10  # the cursor follows once every row is archived
+        while await store.cursor(CURSOR) < total and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert await store.cursor(CURSOR) == total  # one outbox row per stored event, ids 1..total
     finally:
         await consumer.stop()
         await repair.close()

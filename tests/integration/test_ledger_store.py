@@ -213,3 +213,37 @@ async def test_a_malformed_event_is_archived_with_its_error_and_blocks_nothing(l
         assert outcome is not None and outcome.winners == run.room.match.winners
     finally:
         await store.close()
+
+
+async def test_a_database_that_is_down_quarantines_nothing(ledger_db, monkeypatch) -> None:
+    """A connection refused mid-projection (PostgreSQL restarting) is the store's failure,
+    not the event's: the batch fails whole and is recorded, projected, on the retry —
+    never archived as a broken event whose effects are skipped for good."""
+    from hand_ledger import store as store_module
+
+    run = await play_match("hand", 2, rounds=1, seed=4, room_id="outage")
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    real, down = store_module.project, {"calls": 2}
+
+    async def flaky(conn, rec):
+        if down["calls"] > 0:  # the first two projections meet a server that is going away
+            down["calls"] -= 1
+            raise ConnectionRefusedError(111, "Connect call failed")
+        return await real(conn, rec)
+
+    monkeypatch.setattr(store_module, "project", flaky)
+    try:
+        consumer = LedgerConsumer(store, None)
+        with pytest.raises(ConnectionRefusedError):
+            await consumer.record(list(run.events))
+        assert store.failed == 0
+        down["calls"] = 0  # the server is back
+        consumer = LedgerConsumer(store, None)  # the consumer's rewind: from the archive again
+        assert await consumer.record(list(run.events)) == len(run.events)
+        assert store.failed == 0
+        async with store.read() as conn:
+            outcome = await reads.load_outcome(conn, "outage")
+        assert outcome is not None and outcome.winners == run.room.match.winners
+    finally:
+        await store.close()

@@ -28,19 +28,19 @@ from hand_infra.topics import ROOM_EVENTS, ensure_topics
 from hand_room.domain import MoveMade, decode
 from hand_room.owner import partition_of
 
-from .room_support import Player, Watcher, create_room, join_all, seq_of, wait_for
+from .room_support import Player, Watcher, create_room, join_all, rule_error_of, seq_of, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 8
 
 
 class Instance:
-    def __init__(self, name: str, bootstrap: str, store_url: str, log_dir: Path) -> None:
+    def __init__(self, name: str, bootstrap: str, store_url: str, log_dir: Path, **extra_env: str) -> None:
         self.name = name
         self.log = log_dir / f"{name}.log"
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "HAND_EVENTSTORE_URL": store_url,
                "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json", "HAND_ROOM_PRESENCE_GRACE_S": "30",
-               "HAND_ROOM_COMMAND_TIMEOUT_S": "4", "HAND_KAFKA_PARTITIONS": str(PARTITIONS)}
+               "HAND_ROOM_COMMAND_TIMEOUT_S": "4", "HAND_KAFKA_PARTITIONS": str(PARTITIONS), **extra_env}
         self.out = self.log.open("w")
         self.proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT,
                                      stdout=self.out, stderr=subprocess.STDOUT)
@@ -82,16 +82,22 @@ class Instance:
         self.out.close()
 
 
-async def act_retrying(player: Player, stubs: list, action, action_id: str, deadline: float):
-    """Act with one action id, retrying (same id) on UNAVAILABLE or a dead instance."""
+async def act_retrying(player: Player, stubs: list, action, action_id: str, deadline: float,
+                       refused: list | None = None):
+    """Act with one action id, retrying (same id) on UNAVAILABLE or a dead instance;
+    each refusal is appended to ``refused`` as ``(status code, seconds it took, the
+    RuleError detail or None)``."""
     while True:
         for stub in stubs:
             player.stub = stub
+            began = time.monotonic()
             try:
                 return await player.act(action, action_id=action_id)
             except grpc.aio.AioRpcError as exc:
                 if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                     raise
+                if refused is not None:
+                    refused.append((exc.code(), time.monotonic() - began, rule_error_of(exc)))
             if time.monotonic() > deadline:
                 raise AssertionError("no instance accepted the action in time")
             await asyncio.sleep(0.2)
