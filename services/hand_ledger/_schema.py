@@ -13,6 +13,8 @@
   sheets (RULES.md §9): one row per round, per seat and per team.
 - ``ledger_matches`` — match results with the tie-break outcome (§10).
 - ``ledger_players`` — statistics and the skill rating per player id.
+- ``ledger_handles`` — public handle → account id (docs/privacy.md): how a
+  handle shown to everyone is looked up without ever showing the id.
 
 The engine set-up (SQLite WAL, ``BEGIN IMMEDIATE`` for writers) is the event
 store's (:func:`hand_infra._schema.make_engine`).
@@ -118,3 +120,9 @@ players = Table(
     Column("ordinal", Float, nullable=False),
 )
 Index("ix_ledger_players_rank", players.c.ordinal, players.c.player_id)
+
+handles = Table(
+    "ledger_handles", metadata,
+    Column("handle", String(64), primary_key=True),  # hand_common.accounts.public_handle
+    Column("player_id", String(128), nullable=False),
+)
