@@ -564,6 +564,17 @@ describe('conformance: a bot-filled match through the public contract', { skip }
 
     const sheet = (await S.ledger.GetScoreSheet({ room_id: S.roomId })).sheet;
     assert.equal(sheet.rounds.length, S.scored.length, 'one score-sheet round per round_scored');
+    if (S.playerId) { // docs/privacy.md: an account id only to its owner, a public handle for all
+      assert.equal(sheet.seats[0].player_id, S.playerId, 'the signed-in host sees its own account id');
+      assert.match(sheet.seats[0].handle, /^h-[a-z2-7]{26}$/, 'and its public handle');
+      const anon = (await S.ledger.GetScoreSheet({ room_id: S.roomId }, { token: null })).sheet;
+      assert.equal(anon.seats[0].player_id, '', 'nobody else sees the account id');
+      assert.equal(anon.seats[0].handle, sheet.seats[0].handle, 'everyone sees the same handle');
+      const byHandle = (await S.ledger.GetPlayerStats({ handle: anon.seats[0].handle }, { token: null })).stats;
+      assert.equal(byHandle.player_id, '', 'statistics by handle name no account');
+      await refused(S.ledger.GetPlayerStats({ player_id: S.playerId }, { token: null }),
+        Code.PERMISSION_DENIED, 'PLAYER_ID_PRIVATE');
+    }
     sheet.rounds.forEach((round, i) => {
       const streamed = S.scored[i];
       assert.equal(round.round_no, streamed.round_no);

@@ -44,6 +44,7 @@ __all__ = [
 LOG_FORMATS = ("auto", "json", "console")
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 MAX_GRPC_MESSAGE_BYTES = 2**31 - 1  # gRPC message lengths are int32
+DEV_HANDLE_SECRET = b"hand-dev-handle-secret"  # HAND_LEDGER_HANDLE_SECRET unset: development only
 
 
 class ConfigError(ValueError):
@@ -169,6 +170,9 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "", "the room service's event store, read-only: a room whose next event does not "
                 "arrive from the broker in time is completed from it; empty: no repair"
         ),
+        "HAND_LEDGER_HANDLE_SECRET": EnvVar(
+            "", "SECRET: key of players' public handles (HMAC-SHA256 of the account id, docs/privacy.md); "
+            "empty: a fixed development key (not for production); changing it changes every handle"),
         "HAND_LEDGER_REPAIR_AFTER_S": EnvVar(
             "3", "seconds without progress (a gap, or silence in an open match) before the "
                  "ledger reads a room's missing events from the event store"
@@ -547,6 +551,7 @@ class LedgerConfig:
     repair_after_s: float = 3.0
     discover_s: float = 5.0
     discover_batch: int = 500
+    handle_secret: bytes = field(default=DEV_HANDLE_SECRET, repr=False)  # a secret: never in a log
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> LedgerConfig:
@@ -562,6 +567,7 @@ class LedgerConfig:
             repair_after_s=env.number("HAND_LEDGER_REPAIR_AFTER_S", 0.1, 3600),
             discover_s=env.number("HAND_LEDGER_DISCOVER_S", 0.1, 3600),
             discover_batch=env.integer("HAND_LEDGER_DISCOVER_BATCH", 1, 100_000),
+            handle_secret=env.raw("HAND_LEDGER_HANDLE_SECRET").encode() or DEV_HANDLE_SECRET,
         )
         env.check("ledger service")
         return config

@@ -55,6 +55,7 @@ LIMITS: Mapping[str, int | None] = MappingProxyType({
     "hand.v1.GetScoreSheetRequest.room_id": MAX_ID,
     "hand.v1.GetMatchResultRequest.room_id": MAX_ID,
     "hand.v1.GetPlayerStatsRequest.player_id": MAX_ID,
+    "hand.v1.GetPlayerStatsRequest.handle": 64,  # hand_common.accounts.MAX_HANDLE
     "hand.v1.GetLeaderboardRequest.page_token": 64,
     "hand.v1.GetReplayRequest.room_id": MAX_ID,
     "hand.v1.GetReplayRequest.seat_token": 64,

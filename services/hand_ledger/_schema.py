@@ -15,6 +15,8 @@
 - ``ledger_players`` — statistics and the skill rating per player id.
 - ``ledger_cursors`` — the ledger's own positions in other stores: how far room
   discovery has read the event store's outbox (hand_ledger/discovery.py).
+- ``ledger_handles`` — public handle → account id (docs/privacy.md): how a
+  handle shown to everyone is looked up without ever showing the id.
 
 The engine set-up (SQLite WAL, ``BEGIN IMMEDIATE`` for writers) is the event
 store's (:func:`hand_infra._schema.make_engine`).
@@ -125,4 +127,10 @@ cursors = Table(
     "ledger_cursors", metadata,
     Column("name", String(64), primary_key=True),
     Column("position", BigInteger, nullable=False),
+)
+
+handles = Table(
+    "ledger_handles", metadata,
+    Column("handle", String(64), primary_key=True),  # hand_common.accounts.public_handle
+    Column("player_id", String(128), nullable=False),
 )

@@ -1,4 +1,5 @@
-"""Ledger domain → ``hand.v1`` ledger messages (the one adapter; no logic here)."""
+"""Ledger domain → ``hand.v1`` ledger messages (the one adapter; no logic here). Player ids
+pass through the caller's ``Viewer`` (``privacy``): each shown only to its owner."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from hand_engine import options_from_dict, unit_of, view
 from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
 from hand_room.domain import complete, for_seat, room_info, to_proto
 
+from .privacy import Viewer
 from .reads import PlayerStats, Sheet
 from .replay import Check, Step
 from .sheets import Outcome, provisional_standings
@@ -19,18 +21,20 @@ OUTCOME = EnumCodec(pb.TieBreakOutcome.DESCRIPTOR)
 TIE_BREAK = EnumCodec(options_pb2.TieBreak.DESCRIPTOR)
 
 
-def sheet_to_proto(s: Sheet) -> pb.ScoreSheet:
+def sheet_to_proto(s: Sheet, who: Viewer) -> pb.ScoreSheet:
     partnership = bool(s.options.get("partnership"))
     msg = pb.ScoreSheet(room_id=s.room_id, preset=s.preset,
                         options=options_to_proto(options_from_dict(s.options)), status=_STATUS[s.status])
     for seat in s.seats:
-        msg.seats.add(seat=seat.seat, player_id=seat.player_id, name=seat.name, kind=_KIND[seat.kind],
-                      unit=unit_of(seat.seat, partnership))
+        msg.seats.add(seat=seat.seat, player_id=who.player_id(seat.player_id), name=seat.name,
+                      kind=_KIND[seat.kind], unit=unit_of(seat.seat, partnership),
+                      handle=who.handle(seat.player_id), guest=who.guest(seat.kind, seat.player_id))
     for r in s.rounds:
         row = msg.rounds.add(round_no=r.round_no, playoff=r.playoff, dealer=r.dealer,
                              finish=FINISH.encode(r.finish), winner=r.winner, multiplier=r.multiplier)
         for ln in r.lines:
-            row.lines.add(seat=ln.seat, player_id=ln.player_id, opened=ln.opened,
+            row.lines.add(seat=ln.seat, player_id=who.player_id(ln.player_id), handle=who.handle(ln.player_id),
+                          opened=ln.opened,
                           opening_total=ln.opening_total, cards_left=cards_out(ln.cards_left),
                           cards_value=ln.cards_value, score=ln.score, running_total=ln.running_total,
                           went_out=r.winner == ln.seat)
@@ -39,7 +43,7 @@ def sheet_to_proto(s: Sheet) -> pb.ScoreSheet:
     return msg
 
 
-def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None) -> pb.MatchResult:
+def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None, who: Viewer) -> pb.MatchResult:
     """The match result; before the end, provisional standings from the sheet."""
     o = sheet.options
     msg = pb.MatchResult(room_id=room_id, over=out is not None, tie_break=TIE_BREAK.encode(o["tie_break"]),
@@ -56,16 +60,17 @@ def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None) -> pb.MatchR
         msg.tied.extend(out.tied)
         msg.playoff_rounds = out.playoff_rounds
     for s in standings:
-        msg.standings.add(unit=s.unit, seats=s.seats, player_ids=s.player_ids, total=s.total,
+        msg.standings.add(unit=s.unit, seats=s.seats, player_ids=[who.player_id(p) for p in s.player_ids],
+                          handles=[who.handle(p) for p in s.player_ids], total=s.total,
                           regular_total=s.regular_total, outs=s.outs, penalty_points=s.penalty_points,
                           place=s.place, winner=s.winner)
     return msg
 
 
-def stats_to_proto(s: PlayerStats) -> pb.PlayerStats:
+def stats_to_proto(s: PlayerStats, who: Viewer) -> pb.PlayerStats:
     r = s.rating
     return pb.PlayerStats(
-        player_id=s.player_id, name=s.name, matches=s.matches, wins=s.wins, rounds=s.rounds,
+        player_id=who.player_id(s.player_id), handle=who.handle(s.player_id), name=s.name, matches=s.matches, wins=s.wins, rounds=s.rounds,
         rounds_won=s.rounds_won, hand_finishes=s.hand_finishes, rounds_opened=s.rounds_opened,
         opening_rate=s.opening_rate, mean_round_score=s.mean_round_score, total_round_score=s.score_sum,
         rating=pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal))

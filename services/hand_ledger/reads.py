@@ -13,6 +13,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from hand_common.accounts import GUEST_PREFIX
 from hand_room.domain import Recorded, decode
 
 from ._schema import events, lines, matches, players, rooms, rounds, seats, team_lines
@@ -113,8 +114,10 @@ async def load_player(conn: AsyncConnection, player_id: str) -> PlayerStats | No
 
 async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_matches: int
                       ) -> list[PlayerStats]:
-    """Players by rating ordinal, best first (ties by player id)."""
-    query = (select(players).where(players.c.matches >= min_matches)
+    """Accounts by rating ordinal, best first (ties by player id); guests are not ranked
+    (an unverified label is never presented as an account, docs/privacy.md)."""
+    query = (select(players).where(players.c.matches >= min_matches,
+                                   ~players.c.player_id.startswith(GUEST_PREFIX, autoescape=True))
              .order_by(players.c.ordinal.desc(), players.c.player_id).offset(offset).limit(limit))
     return [_stats(r) for r in await conn.execute(query)]
 

@@ -46,7 +46,7 @@ class LedgerServer:
     def __init__(self, config: LedgerConfig, kafka: KafkaSettings | None, *,
                  topic: str | None = None, store: LedgerStore | None = None) -> None:
         self.config, self.kafka, self.topic = config, kafka, topic
-        self.store = store or LedgerStore(config.url)
+        self.store = store or LedgerStore(config.url, handle_secret=config.handle_secret)
         self.consumer: LedgerConsumer | None = None
         self.watch: BrokerWatch | None = None
         self.port = 0

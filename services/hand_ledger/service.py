@@ -11,14 +11,17 @@ from google.protobuf.message import DecodeError
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
 from hand_common import pagetoken
-from hand_common.identity import Verifier, require_player
+from hand_common.accounts import MAX_HANDLE
+from hand_common.config import DEV_HANDLE_SECRET
+from hand_common.identity import Verifier, optional_player
 from hand_common.limits import MAX_ID
 from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_room.domain import token_hash
 
-from . import grpc_messages, reads
+from . import grpc_messages, handles, reads
+from .privacy import Viewer
 from .replay import check
 from .replay_cache import Replays
 from .status import LedgerError, to_status
@@ -46,7 +49,12 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
                  verifier: Verifier | None = None) -> None:
         self.store = store
         self.replays = replays or Replays(store)
-        self.verifier = verifier  # None: no session tokens accepted (GetPlayerStats needs an id)
+        self.verifier = verifier  # None: no session tokens accepted (every caller is anonymous)
+
+    async def _viewer(self, context: grpc.aio.ServicerContext) -> Viewer:
+        """Who is asking (docs/privacy.md): the verified session's player, or nobody."""
+        me = await optional_player(context, self.verifier) if self.verifier is not None else None
+        return Viewer(me, getattr(self.store, "handle_secret", DEV_HANDLE_SECRET))
 
     async def _sheet(self, room_id: str) -> reads.Sheet:
         async with self.store.read() as conn:
@@ -57,42 +65,61 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetScoreSheet(self, request: pb.GetScoreSheetRequest, context) -> pb.GetScoreSheetResponse:
-        return pb.GetScoreSheetResponse(sheet=grpc_messages.sheet_to_proto(await self._sheet(request.room_id)))
+        sheet = await self._sheet(request.room_id)
+        return pb.GetScoreSheetResponse(sheet=grpc_messages.sheet_to_proto(sheet, await self._viewer(context)))
 
     @_rpc
     async def GetMatchResult(self, request: pb.GetMatchResultRequest, context) -> pb.GetMatchResultResponse:
         sheet = await self._sheet(request.room_id)
         async with self.store.read() as conn:
             outcome = await reads.load_outcome(conn, request.room_id)
-        return pb.GetMatchResultResponse(result=grpc_messages.match_to_proto(request.room_id, sheet, outcome))
+        return pb.GetMatchResultResponse(result=grpc_messages.match_to_proto(
+            request.room_id, sheet, outcome, await self._viewer(context)))
 
     @_rpc
     async def GetPlayerStats(self, request: pb.GetPlayerStatsRequest, context) -> pb.GetPlayerStatsResponse:
-        player_id = request.player_id or await self._me(context)
-        if len(player_id) > MAX_ID:
-            raise LedgerError("INVALID_ARGUMENT", "player_id too long", field="player_id", limit=MAX_ID)
+        who = await self._viewer(context)
         async with self.store.read() as conn:
-            stats = await reads.load_player(conn, player_id)
+            player_id = await self._stats_of(request, who, conn)
+            stats = await reads.load_player(conn, player_id) if player_id else None
         if stats is None:
             raise LedgerError("PLAYER_NOT_FOUND", "no such player")
-        return pb.GetPlayerStatsResponse(stats=grpc_messages.stats_to_proto(stats))
+        return pb.GetPlayerStatsResponse(stats=grpc_messages.stats_to_proto(stats, who))
 
-    async def _me(self, context: grpc.aio.ServicerContext) -> str:
-        """The signed-in caller's player id, from the session token (never the request)."""
+    async def _stats_of(self, request: pb.GetPlayerStatsRequest, who: Viewer, conn) -> str | None:
+        """Whose statistics are asked for: a public handle's account, or the caller's own id
+        (another player's id is refused: PLAYER_ID_PRIVATE)."""
+        if request.handle:
+            if len(request.handle) > MAX_HANDLE:
+                raise LedgerError("LIMIT_EXCEEDED", "handle too long", field="handle", limit=MAX_HANDLE)
+            return await handles.resolve(conn, request.handle)
+        if not request.player_id:
+            if who.me is None:
+                await self._me_required()
+            return who.me
+        if len(request.player_id) > MAX_ID:
+            raise LedgerError("LIMIT_EXCEEDED", "player_id too long", field="player_id", limit=MAX_ID)
+        if request.player_id != who.me:
+            raise LedgerError("PLAYER_ID_PRIVATE", "another player's account id", field="player_id")
+        return who.me
+
+    async def _me_required(self) -> None:
+        """Refuse a request for the caller's own statistics from an anonymous caller."""
         if self.verifier is None:
-            raise LedgerError("INVALID_ARGUMENT", "player_id is required", field="player_id")
-        return await require_player(context, self.verifier)
+            raise LedgerError("INVALID_ARGUMENT", "handle is required", field="handle")
+        raise LedgerError("UNAUTHENTICATED", "sign in first", field="authorization")
 
     @_rpc
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
         size = min(request.page_size or 50, 200)
         offset = pagetoken.decode(request.page_token, scope=LEADERBOARD)
+        who = await self._viewer(context)
         async with self.store.read() as conn:
             rows = await reads.leaderboard(conn, offset=offset, limit=size + 1,
                                            min_matches=request.min_matches)
         out = pb.GetLeaderboardResponse()
         for i, stats in enumerate(rows[:size]):
-            out.entries.add(rank=offset + i + 1, stats=grpc_messages.stats_to_proto(stats))
+            out.entries.add(rank=offset + i + 1, stats=grpc_messages.stats_to_proto(stats, who))
         if len(rows) > size:
             out.next_page_token = pagetoken.encode(offset + size, scope=LEADERBOARD)
         return out

@@ -27,9 +27,10 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from hand_common.config import DEV_HANDLE_SECRET
 from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
-from . import reads
+from . import handles, reads
 from ._schema import cursors, events, metadata
 from .ordering import Delivered
 from .project import project
@@ -43,9 +44,10 @@ class LedgerStore(SqlStore):
     what = "ledger store"
 
     def __init__(self, url: str | URL, *, after_event: Callable[[Delivered], None] | None = None,
-                 **engine_kwargs: object) -> None:
+                 handle_secret: bytes = DEV_HANDLE_SECRET, **engine_kwargs: object) -> None:
         super().__init__(url, **engine_kwargs)
         self.after_event = after_event
+        self.handle_secret = handle_secret  # the key of public handles: never logged
         self.ingested = 0
         self.failed = 0
 
@@ -56,13 +58,14 @@ class LedgerStore(SqlStore):
             try:
                 async with self._write() as conn:
                     await conn.run_sync(metadata.create_all)
+                    added = await handles.backfill(conn, self.handle_secret)
                 break
             except (OperationalError, IntegrityError, ProgrammingError) as exc:
                 if attempt == attempts - 1:
                     raise
                 log.warning("ledger_store_start_retry", attempt=attempt, error=str(exc).splitlines()[0])
                 await asyncio.sleep(0.2 * (attempt + 1))
-        log.info("ledger_store_started", backend=engine.dialect.name)
+        log.info("ledger_store_started", backend=engine.dialect.name, handles_added=added)
 
     @asynccontextmanager
     async def read(self) -> AsyncIterator[AsyncConnection]:
@@ -105,6 +108,7 @@ class LedgerStore(SqlStore):
                 return
             for e in batch:
                 await project(conn, e.recorded)
+                await handles.record(conn, self.handle_secret, e.recorded)
                 if self.after_event is not None:
                     self.after_event(e)
 

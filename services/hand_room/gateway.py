@@ -21,7 +21,7 @@ from aiokafka.errors import KafkaError
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
-from hand_common.identity import Verifier, optional_player
+from hand_common.identity import Verifier
 from hand_common.language import language_of
 from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
@@ -41,6 +41,7 @@ from .index import RoomIndex
 from .kafka_messages import Reply
 from .owner import RoomOwner
 from .repository import RoomRepository
+from .seat_access import SeatAccess
 from .status import to_status
 from .grpc_messages import event_message, room_info, snapshot_message
 
@@ -88,6 +89,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                  verifier: Verifier | None = None) -> None:
         self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
         self.owner, self.verifier = owner, verifier
+        self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
         self.grace = presence_grace_s
         self._streams: Counter[tuple[str, int]] = Counter()
 
@@ -98,28 +100,12 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room
 
-    async def _seat(self, room_id: str, token: str) -> tuple[Room, int]:
-        """The room and the seat ``token`` holds in it (PERMISSION_DENIED otherwise)."""
-        limits.text(token, "seat_token", limits.MAX_TOKEN, required=True)
-        room = await self._room(room_id)
-        digest = token_hash(token)
-        seat = room.seat_of_token(digest)
-        if seat is None:  # a seat taken since the room was cached: read it back
-            room = await self._room(room_id, fresh=True)
-            seat = room.seat_of_token(digest)
-        if seat is None:
-            raise RoomError(RoomCode.SEAT_TOKEN_INVALID, "this seat token is not valid for this room")
-        return room, seat
+    async def _seat(self, context, room_id: str, token: str, *, write: bool = True) -> tuple[Room, int]:
+        """The room and the seat ``token`` holds, for this caller (``seat_access``)."""
+        return await self.access.seat(context, room_id, token, write=write)
 
     async def _player(self, context, claimed: str) -> str:
-        """The player id for a new seat: the session token's player when the call carries
-        one (``authorization: Bearer``; a bad token is refused); without a session, the
-        id the client names is kept as an unverified label (docs/decisions/0007)."""
-        if self.verifier is not None:
-            player = await optional_player(context, self.verifier)
-            if player is not None:
-                return player
-        return "guest:" + claimed if claimed else ""
+        return await self.access.new_player(context, claimed)
 
     async def _call(self, cmd: Command) -> Reply:
         owner = self.owner
@@ -205,13 +191,13 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def LeaveRoom(self, request: pb.LeaveRoomRequest, context) -> pb.LeaveRoomResponse:
-        _, seat = await self._seat(request.room_id, request.seat_token)
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
         reply = await self._call(Command(request.room_id, LeaveRoom(), seat=seat))
         return pb.LeaveRoomResponse(room=await self._info_after(request.room_id, reply, None))
 
     @_rpc
     async def FillWithBots(self, request: pb.FillWithBotsRequest, context) -> pb.FillWithBotsResponse:
-        _, seat = await self._seat(request.room_id, request.seat_token)
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
         level = LEVEL_NAMES.get(request.level, "beginner") if request.level else "beginner"
         if request.level and request.level not in LEVEL_NAMES:
             raise limits.invalid("level", "unknown bot level", allowed=",".join(LEVEL_NAMES.values()))
@@ -220,7 +206,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def RemovePlayer(self, request: pb.RemovePlayerRequest, context) -> pb.RemovePlayerResponse:
-        _, seat = await self._seat(request.room_id, request.seat_token)
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
         if not request.HasField("seat"):
             raise limits.invalid("seat", "seat is required")
         reply = await self._call(Command(request.room_id, RemovePlayer(request.seat), seat=seat))
@@ -228,7 +214,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:
-        _, seat = await self._seat(request.room_id, request.seat_token)
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
         seed = request.seed if request.HasField("seed") else None
         reply = await self._call(Command(request.room_id, StartMatch(seed), seat=seat))
         return pb.StartMatchResponse(room=await self._info_after(request.room_id, reply, seat))
@@ -240,7 +226,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if not request.HasField("action"):
             raise limits.invalid("action", "action is required")
         action = action_from_proto(request.action)
-        _, seat = await self._seat(request.room_id, request.seat_token)
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
         expected = request.expected_seq if request.HasField("expected_seq") else None
         reply = await self._call(Command(request.room_id, Act(action, expected), seat=seat, action_id=action_id))
         seqs = reply.seqs or (0,)
@@ -251,7 +237,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         room_id = limits.loggable_room_id(request.room_id)
         with structlog.contextvars.bound_contextvars(room_id=room_id, rpc="Watch"):
             try:
-                async for msg in self._watch(request):
+                async for msg in self._watch(request, context):
                     yield msg
             except (asyncio.CancelledError, grpc.aio.AbortError):
                 raise
@@ -261,18 +247,18 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                     log.error("watch_failed", error=type(exc).__name__)
                 await _abort(context, code, params)
 
-    async def _watch(self, request: pb.WatchRequest):
+    async def _watch(self, request: pb.WatchRequest, context):
         room_id = limits.room_id(request.room_id)
         seat: int | None = None
-        if request.seat_token:
-            _, seat = await self._seat(room_id, request.seat_token)
+        if request.seat_token:  # a read: a finished match's seat view stays open
+            _, seat = await self._seat(context, room_id, request.seat_token, write=False)
         head = await self._room(room_id, fresh=True)
         if request.from_seq > head.seq:
             raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "from_seq is past the room's history",
                             field="from_seq", from_seq=request.from_seq, next_seq=head.seq)
         feed, queue = await self.feeds.join(room_id)
         live_from = feed.room.seq  # every queued item has a seq >= this
-        presence = seat is not None
+        presence = seat is not None and head.status != "finished"  # presence is a write
         try:
             room = await self._room_at(room_id, request.from_seq, feed.room)
             yield snapshot_message(room, request.from_seq, seat)

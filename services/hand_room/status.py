@@ -34,6 +34,12 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                          "ar": "هذا الرقم التسلسلي بعد نهاية سجل الغرفة (التالي {next_seq})."},
     "MATCH_OVER": {"en": "The match is over.", "ar": "انتهت المباراة."},
     "SEAT_EMPTY": {"en": "Seat {seat} is free already.", "ar": "المقعد {seat} شاغر بالفعل."},
+    "SEAT_PLAYER_MISMATCH": {
+        "en": "This seat belongs to a signed-in player: send that player's session with its seat token.",
+        "ar": "هذا المقعد للاعب مسجّل الدخول: أرسل جلسة هذا اللاعب مع رمز المقعد."},
+    "SEAT_TOKEN_EXPIRED": {
+        "en": "This seat token has expired: its seat was left or freed, or the match is over.",
+        "ar": "انتهت صلاحية رمز المقعد: غودر المقعد أو أُخلي، أو انتهت المباراة."},
     "JOIN_CODE_REQUIRED": {"en": "This room is private: join it with its join code.",
                            "ar": "هذه الغرفة خاصة: انضم إليها برمز الانضمام."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",

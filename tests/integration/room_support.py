@@ -76,11 +76,13 @@ class Player:
     options: Options
     acted: int = 0
     seen: list[pb.WatchResponse] = field(default_factory=list)
+    metadata: tuple = ()  # a signed-in seat's session (authorization: Bearer), sent on every call
 
     async def act(self, action: actions_pb2.Action, action_id: str | None = None) -> pb.ActResponse:
         self.acted += 1
         return await self.stub.Act(pb.ActRequest(room_id=self.room_id, seat_token=self.token,
-                                                 action_id=action_id or uuid.uuid4().hex, action=action))
+                                                 action_id=action_id or uuid.uuid4().hex, action=action),
+                                   metadata=self.metadata)
 
     def plan(self, view) -> list[actions_pb2.Action]:
         """The moves a beginner bot in this seat would make, computed on the client."""
@@ -165,11 +167,13 @@ async def wait_for(predicate, timeout: float = 30.0, interval: float = 0.05) -> 
 class Watcher:
     """Collects a Watch stream in the background."""
 
-    def __init__(self, stub: pb_grpc.RoomServiceStub, room_id: str, token: str = "", from_seq: int = 0) -> None:
+    def __init__(self, stub: pb_grpc.RoomServiceStub, room_id: str, token: str = "", from_seq: int = 0,
+                 metadata: tuple = ()) -> None:
         self.stub, self.room_id, self.token = stub, room_id, token
         self.messages: list[pb.WatchResponse] = []
         self.error: grpc.aio.AioRpcError | None = None
-        self._call = stub.Watch(pb.WatchRequest(room_id=room_id, seat_token=token, from_seq=from_seq))
+        self._call = stub.Watch(pb.WatchRequest(room_id=room_id, seat_token=token, from_seq=from_seq),
+                                metadata=metadata)
         self._task = asyncio.ensure_future(self._run())
 
     async def _run(self) -> None:

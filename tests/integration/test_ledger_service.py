@@ -20,20 +20,28 @@ from sqlalchemy import update
 from hand.v1 import errors_pb2, state_pb2
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
+from hand_auth.tokens import Signer
+from hand_common.config import IdentityConfig, LedgerConfig
+from hand_common.sessionkeys import private_key
 from hand_engine import Discard, view
 from hand_engine.cards import JOKER_IDS
 from hand_ledger import _schema, grpc_messages
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.replay import fold
 from hand_ledger.server import LedgerServer
-from hand_room.domain import MoveMade, RoundDealt, encode, for_seat, to_proto
+from hand_room.domain import MoveMade, RoundDealt, complete, encode, for_seat, to_proto
 from hand_rules.convert import cards_out, state_to_proto, view_to_proto
 from hand_common.status import from_status
 from hand_sim.matches import play_match, seat_token
 from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 
 AR = (("accept-language", "ar"),)
+
+
+def signed_in(player_id: str) -> tuple[tuple[str, str], ...]:
+    """Call metadata with a session of ``player_id`` (the development key's)."""
+    token, _ = Signer(private_key(IdentityConfig()), "hand-auth", 600).sign(player_id)
+    return (("authorization", f"Bearer {token}"),)
 
 
 @pytest.fixture
@@ -67,7 +75,8 @@ async def refused(call) -> tuple[grpc.StatusCode, str, str]:
 async def test_score_sheet_and_match_result_report_every_line_and_the_tie_break(ledger) -> None:
     run = ledger.runs["fewer_penalty"]
     sheet = (await ledger.stub.GetScoreSheet(pb.GetScoreSheetRequest(room_id=run.room.room_id))).sheet
-    assert [s.player_id for s in sheet.seats] == ["p0", "p1"] and sheet.preset == "hand"
+    assert [s.name for s in sheet.seats] == ["n0", "n1"] and sheet.preset == "hand"
+    assert [s.player_id for s in sheet.seats] == ["", ""]  # account ids: their owners' only (privacy.md)
     assert [r.finish for r in sheet.rounds] == [state_pb2.FINISH_NORMAL, state_pb2.FINISH_HAND,
                                                  state_pb2.FINISH_EXHAUSTED]
     hand_round = sheet.rounds[1]
@@ -94,7 +103,8 @@ async def test_a_running_match_has_provisional_standings(ledger) -> None:
 
 
 async def test_player_stats_and_the_leaderboard(ledger) -> None:
-    stats = (await ledger.stub.GetPlayerStats(pb.GetPlayerStatsRequest(player_id="p1"))).stats
+    stats = (await ledger.stub.GetPlayerStats(pb.GetPlayerStatsRequest(player_id="p1"),
+                                               metadata=signed_in("p1"))).stats
     assert stats.matches == len(ledger.runs) and stats.rounds > stats.matches
     assert 0 <= stats.opening_rate <= 1 and stats.rating.sigma < 25 / 3
     assert stats.rating.ordinal == pytest.approx(stats.rating.mu - 3 * stats.rating.sigma)
@@ -163,7 +173,9 @@ async def test_a_replay_of_a_finished_match_is_complete_at_every_step(ledger) ->
     room_id = run.room.room_id
     full = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id))
     assert full.complete and len(full.events) == len(run.events) == full.event_count
-    assert list(full.events) == [to_proto(e.recorded) for e in run.events]  # as published: complete
+    # as published, complete, but for the account ids (docs/privacy.md)
+    assert list(full.events) == [to_proto(complete(e.recorded)) for e in run.events]
+    assert all(not ev.seat_taken.player_id for ev in full.events if ev.WhichOneof("event") == "seat_taken")
     assert all(d.stock_drawn.HasField("card") for d in engine_events(full, "stock_drawn"))
     dealt = [e.recorded.event for e in run.events if isinstance(e.recorded.event, RoundDealt)]
     assert [list(ev.round_dealt.deck) for ev in full.events if ev.WhichOneof("event") == "round_dealt"] == [
@@ -211,7 +223,7 @@ async def test_unknown_rooms_and_players_are_refused_in_the_callers_language(led
                  stub.CheckReplay(pb.CheckReplayRequest(room_id="nope"))):
         code, name, _ = await refused(call)
         assert (code, name) == (grpc.StatusCode.NOT_FOUND, "ERROR_CODE_ROOM_NOT_FOUND")
-    code, name, text = await refused(stub.GetPlayerStats(pb.GetPlayerStatsRequest(player_id="x"), metadata=AR))
+    code, name, text = await refused(stub.GetPlayerStats(pb.GetPlayerStatsRequest(handle="h-x"), metadata=AR))
     assert (code, name) == (grpc.StatusCode.NOT_FOUND, "ERROR_CODE_PLAYER_NOT_FOUND") and "لاعب" in text
     code, name, _ = await refused(stub.GetScoreSheet(pb.GetScoreSheetRequest()))
     assert code == grpc.StatusCode.INVALID_ARGUMENT

@@ -46,12 +46,14 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
         joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code, player_name="ada",
                                                         player_id="p0"),
                                      metadata=(("authorization", f"Bearer {session}"),))
-        players.append(Player(stub, created.room.room_id, joined.seat_token, joined.seat, players[0].options))
+        ada = (("authorization", f"Bearer {session}"),)  # her seat opens with her session only (0011)
+        players.append(Player(stub, created.room.room_id, joined.seat_token, joined.seat, players[0].options,
+                              metadata=ada))
         await join_all(stub, created, players, 3)
         for i, p in enumerate(players[2:], start=2):  # join_all numbers its players from 1
             assert p.seat == i
         room_id = created.room.room_id
-        watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+        watchers = {p.seat: Watcher(stub, room_id, p.token, metadata=p.metadata) for p in players}
         await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=5))
         await play_to_end(players, watchers)
         final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
@@ -82,10 +84,13 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
         assert replay.complete and replay.event_count == len(stored) and replay.seat == 1
         assert [e.WhichOneof("event") for e in replay.events] == [e.kind for e in stored]
         assert list(replay.events) == [to_proto(complete(decode(e.payload))) for e in stored]
-        sheet = (await lstub.GetScoreSheet(lpb.GetScoreSheetRequest(room_id=room_id))).sheet
-        assert [s.player_id for s in sheet.seats] == ["guest:p0", "player-ada", "guest:p1", "guest:p2"]
+        sheet = (await lstub.GetScoreSheet(lpb.GetScoreSheetRequest(room_id=room_id), metadata=ada)).sheet
+        # ada sees her own account id; guests are guests, never accounts (docs/privacy.md)
+        assert [s.player_id for s in sheet.seats] == ["", "player-ada", "", ""]
+        assert [s.guest for s in sheet.seats] == [True, False, True, True]
+        assert [bool(s.handle) for s in sheet.seats] == [False, True, False, False]
         assert [t.running_total for t in sheet.rounds[-1].teams] == [s.total for s in final.standings]
-        stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(player_id="player-ada"))).stats
+        stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(handle=sheet.seats[1].handle))).stats
         assert stats.matches == 1 and stats.rounds == len(sheet.rounds)
     finally:
         await ledger_channel.close()

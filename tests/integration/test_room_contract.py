@@ -390,9 +390,9 @@ async def test_the_host_can_free_a_players_seat_before_the_match_and_only_the_ho
     freed = await stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
                                                          seat=guest.seat))
     assert freed.room.seats[guest.seat].kind == room_pb2.SEAT_KIND_EMPTY
-    # the removed player's token is worth nothing now
+    # the removed player's token is worth nothing now: it expired with the seat (decision 0011)
     code, detail = await refusal(stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=guest.token)))
-    assert name(detail) == "SEAT_TOKEN_INVALID"
+    assert name(detail) == "SEAT_TOKEN_EXPIRED" and detail.params["reason"] == "seat_left"
     code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
                                                                          seat=guest.seat)))
     assert code == grpc.StatusCode.FAILED_PRECONDITION and name(detail) == "SEAT_EMPTY"

@@ -136,10 +136,12 @@ def test_nothing_is_appended_after_match_ended_not_even_presence() -> None:
     before = len(r.events)
     assert r.run(Presence(True, 5.0), seat=1).events == []
     assert r.run(Presence(False, 6.0), seat=0).events == []
-    for body, seat in [(Act(DrawStock()), 1), (LeaveRoom(), 0), (TurnTimeout(1, 3), None)]:
+    for body, seat, code in [(Act(DrawStock()), 1, "SEAT_TOKEN_EXPIRED"), (LeaveRoom(), 0, "SEAT_TOKEN_EXPIRED"),
+                             (TurnTimeout(1, 3), None, "MATCH_OVER"),
+                             (JoinRoom("late", "p9", "h9"), None, "MATCH_OVER")]:
         with pytest.raises(RoomError) as info:
             r.run(body, seat=seat)
-        assert info.value.code == "MATCH_OVER"
+        assert info.value.code == code  # a seat's token expires with the match
     assert len(r.events) == before
 
 

@@ -1,6 +1,8 @@
 // Seat tokens kept in the browser, and a Watch that resumes from the last seq + 1 after a drop.
+import { Code, ConnectError } from "@connectrpc/connect";
 import { rooms } from "./api";
 import { decode, type Update } from "./events";
+import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 
 export interface Seat { roomId: string; token: string; seat: number; name: string; }
 
@@ -9,6 +11,17 @@ export function loadSeat(roomId: string): Seat | null {
   const raw = localStorage.getItem(`hand.seat.${roomId}`);
   return raw ? (JSON.parse(raw) as Seat) : null;
 }
+export function forgetSeat(roomId: string): void { localStorage.removeItem(`hand.seat.${roomId}`); }
+
+/** A seat token the server will never accept again (decision 0011): its seat was left or
+ * freed (SEAT_TOKEN_EXPIRED), or it is not this room's (SEAT_TOKEN_INVALID). */
+export function seatTokenDead(err: unknown): boolean {
+  const e = ConnectError.from(err);
+  if (e.code !== Code.PermissionDenied) return false;
+  const [detail] = e.findDetails(RuleErrorSchema);
+  return detail?.code === ErrorCode.SEAT_TOKEN_EXPIRED || detail?.code === ErrorCode.SEAT_TOKEN_INVALID;
+}
+
 export function playerId(): string {
   let id = localStorage.getItem("hand.player");
   if (!id) { id = newId(); localStorage.setItem("hand.player", id); }
@@ -22,9 +35,11 @@ export function newId(): string {
 export const streamStats = { reconnects: 0, gaps: 0, drop: () => {} };
 (globalThis as { __hand?: typeof streamStats }).__hand = streamStats;
 
-/** Follow a room: calls onUpdate for every message, reconnects with from_seq = last seq + 1. */
-export function follow(roomId: string, token: string, onUpdate: (u: Update) => void,
+/** Follow a room: calls onUpdate for every message, reconnects with from_seq = last seq + 1.
+ * A seat token the server no longer accepts is forgotten and the room followed as a spectator. */
+export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) => void,
                        onOnline: (online: boolean) => void): () => void {
+  let token = seatToken;
   const stop = new AbortController();
   (async () => {
     const key = `hand.next.${roomId}.${token ? "seat" : "watch"}`;
@@ -45,8 +60,9 @@ export function follow(roomId: string, token: string, onUpdate: (u: Update) => v
           onOnline(true);
           onUpdate(u);
         }
-      } catch {
+      } catch (err) {
         // dropped: reconnect below, from the last seq seen + 1
+        if (token && seatTokenDead(err)) { forgetSeat(roomId); token = ""; }
       } finally {
         stop.signal.removeEventListener("abort", quit);
       }

@@ -5,7 +5,12 @@
 | hand.room-events (room service, ledger) | ``private`` | seat token hashes |
 | a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, stock rebuild orders, other seats' drawn cards |
 | spectators, hand.room-events-public | ``for_seat(rec, None)`` | all of the above, every drawn card, and the join code |
-| a finished match's replay | ``complete`` | token hashes only |
+| a finished match's replay | ``complete`` | token hashes and player ids |
+
+Player ids (accounts' ids, guests' labels) reach no client through a room's
+history: an account id is shown only to its owner (docs/privacy.md), and a
+replay or a stream is the same for every reader of it. Display names and seat
+kinds say who sat where; the ledger's sheets add public handles.
 
 Pure functions of one event: the same event is rendered once per audience.
 """
@@ -27,7 +32,12 @@ def private(rec: Recorded) -> Recorded:
     return rec
 
 
-complete = private  # a finished match hides nothing but credentials
+def complete(rec: Recorded) -> Recorded:
+    """A finished match's replay: everything but credentials and account ids."""
+    ev = rec.event
+    if isinstance(ev, SeatTaken) and (ev.token_hash or ev.player_id):
+        return replace(rec, event=replace(ev, token_hash="", player_id=""))
+    return rec
 
 
 def for_seat(rec: Recorded, seat: int | None) -> Recorded:

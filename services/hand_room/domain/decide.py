@@ -91,6 +91,9 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
         raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
     d = Decision(room, cmd.room_id, now)
     if room.status == "finished" and not isinstance(body, Presence):
+        if cmd.seat is not None:  # a seat token expires with the match
+            raise RoomError(RoomCode.SEAT_TOKEN_EXPIRED, "the match is over", field="seat_token",
+                            reason="match_ended")
         raise RoomError(RoomCode.MATCH_OVER, "the match is over")
     if isinstance(body, JoinRoom):
         _waiting(room)

@@ -54,6 +54,9 @@ def _(ev: SeatTaken, room, at, after, seq):
 
 @_apply.register
 def _(ev: SeatLeft, room, at, after, seq):
+    gone = room.seats[ev.seat].token_hash  # the token expires with the seat (never reopens)
+    if gone:
+        room = replace(room, left_tokens=room.left_tokens | {gone})
     return _seat(room, ev.seat, kind="empty", player_id="", name="", token_hash="", bot_level="",
                  away=False, timeouts=0)
 

@@ -42,6 +42,7 @@ class Room:
     round_seq: int = 0  # the seq of the current round's round_dealt
     turn_started_at: float = 0.0  # when the current turn started (event time)
     created_at: float = 0.0
+    left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
 
     @property
     def n(self) -> int:
@@ -56,6 +57,16 @@ class Room:
         for i, s in enumerate(self.seats):
             if s.kind == "human" and s.token_hash == token_hash:
                 return i
+        return None
+
+    def expired(self, token_hash: str, write: bool = True) -> str | None:
+        """Why a seat token no longer opens anything here: ``seat_left`` (its seat was left
+        or freed by the host), ``match_ended`` (every seat token, for writes, once the match
+        is over); None while it still does, or for a token that never held a seat."""
+        if token_hash and token_hash in self.left_tokens:
+            return "seat_left"
+        if write and self.status == "finished" and self.seat_of_token(token_hash) is not None:
+            return "match_ended"
         return None
 
     def seat_to_move(self) -> int | None:

@@ -12,7 +12,7 @@ export function Leaderboard() {
     <h2>{tx.leaderboard}</h2>
     {error && <p role="alert" class="error">{error}</p>}
     <table><thead><tr><th>#</th><th>{tx.player}</th><th>{tx.rating}</th><th>{tx.matches}</th><th>{tx.wins}</th></tr></thead>
-      <tbody>{rows.map((r) => <tr><td>{r.rank}</td><td>{r.stats?.name || r.stats?.playerId}</td>
+      <tbody>{rows.map((r) => <tr><td>{r.rank}</td><td>{r.stats?.name || r.stats?.handle}</td>
         <td>{r.stats?.rating?.ordinal.toFixed(1)}</td><td>{r.stats?.matches}</td><td>{r.stats?.wins}</td></tr>)}</tbody></table>
   </main>;
 }
