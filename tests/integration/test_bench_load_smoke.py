@@ -26,12 +26,14 @@ def load(name: str):
 
 @pytest.mark.timeout(180)
 def test_fuzz_load_bench_measures_players_beside_a_flooder_that_gets_only_clean_refusals(tmp_path: Path) -> None:
-    res = load("bench_fuzz_load").main(["--rooms", "2", "--window", "5", "--rate", "30", "--concurrency", "4",
+    res = load("bench_fuzz_load").main(["--rooms", "2", "--window", "5", "--rate", "30", "--concurrency", "4", "--cycles", "2",
                                         "--json", str(tmp_path / "f.json")])
     phases = res["phases"]
-    assert [p["phase"].split()[0] for p in phases] == ["quiet", "fuzz", "quiet", "fuzz", "quiet"]
+    assert [p["phase"].split()[0] for p in phases] == ["quiet", "fuzz", "quiet", "fuzz", "fuzz", "quiet"]
+    assert set(res["pooled"]) == {"quiet", "fuzz 30/s", "fuzz flat out (4 in flight)"}
+    assert res["pooled"]["quiet"]["actions"] == sum(p["actions"] for p in phases if p["phase"] == "quiet")
     assert all(p["actions"] > 0 and p["seen_p99_ms"] > 0 for p in phases)
-    for p in (phases[1], phases[3]):
+    for p in (phases[1], phases[3], phases[4]):
         statuses = p["flood"]["statuses"]
         assert p["flood"]["sent"] > 0 and sum(statuses.values()) == p["flood"]["sent"]
         assert not set(statuses) & {"UNKNOWN", "INTERNAL", "DEADLINE_EXCEEDED"}, statuses
