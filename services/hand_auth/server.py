@@ -7,23 +7,20 @@ shared rate limiter and door (``hand_common.serving``).
 
 from __future__ import annotations
 
-import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from hand.v1 import auth_service_pb2, auth_service_pb2_grpc
 from hand_common.config import AuthConfig
+from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
-from hand_common.serving import bind, edge_interceptors
 from hand_common.sessionkeys import private_key
 
 from .service import AuthService
 from .store import AuthStore
 from .tokens import Signer
 
-SERVICE_NAME = auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"].full_name
-SERVING = health_pb2.HealthCheckResponse.SERVING
+DESCRIPTOR = auth_service_pb2.DESCRIPTOR.services_by_name["AuthService"]
+SERVICE_NAME = DESCRIPTOR.full_name
 log = structlog.get_logger("hand_auth")
 
 
@@ -36,8 +33,7 @@ class AuthServer:
         self.config = config
         self.store = AuthStore(config.url)
         self.port = 0
-        self._server: grpc.aio.Server | None = None
-        self._health = health.aio.HealthServicer()
+        self._served: ServedService | None = None
 
     @property
     def target(self) -> str:
@@ -48,28 +44,21 @@ class AuthServer:
         signer = Signer(private_key(identity), identity.issuer, self.config.session_ttl_s)
         verifier = Verifier.from_config(identity)
         await self.store.start()
-        server = grpc.aio.server(options=self.config.server.channel_options(),
-                                 interceptors=edge_interceptors(self.config.limits, verifier))
+        served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
         auth_service_pb2_grpc.add_AuthServiceServicer_to_server(
-            AuthService(self.store, signer, verifier, self.config.refresh_ttl_s), server)
-        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME],
-                                            server)
+            AuthService(self.store, signer, verifier, self.config.refresh_ttl_s), served.server)
         try:
-            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
+            self.port = served.bind()
         except OSError:
             await self.store.close()
             raise
-        await server.start()
-        self._server = server
-        for service in ("", SERVICE_NAME):
-            await self._health.set(service, SERVING)
+        await served.start()
+        self._served = served
         log.info("listening", service=SERVICE_NAME, address=self.target, kid=signer.kid)
 
     async def stop(self, grace: float | None = None) -> None:
-        if self._server is not None:
-            await self._health.enter_graceful_shutdown()
-            await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
-            self._server = None
+        if self._served is not None:
+            await self._served.stop(grace)
+            self._served = None
         await self.store.close()
         log.info("stopped", service=SERVICE_NAME)

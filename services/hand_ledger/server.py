@@ -10,15 +10,12 @@ its share of the partitions and answers every read.
 
 from __future__ import annotations
 
-import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
+from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
-from hand_common.serving import bind, edge_interceptors
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
@@ -29,8 +26,8 @@ from .repair import GapRepair
 from .service import LedgerService
 from .store import LedgerStore
 
-SERVICE_NAME = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"].full_name
-SERVING = health_pb2.HealthCheckResponse.SERVING
+DESCRIPTOR = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
+SERVICE_NAME = DESCRIPTOR.full_name
 log = structlog.get_logger("hand_ledger")
 
 
@@ -50,8 +47,7 @@ class LedgerServer:
         self.consumer: LedgerConsumer | None = None
         self.watch: BrokerWatch | None = None
         self.port = 0
-        self._server: grpc.aio.Server | None = None
-        self._health = health.aio.HealthServicer()
+        self._served: ServedService | None = None
 
     @property
     def target(self) -> str:
@@ -75,31 +71,26 @@ class LedgerServer:
             self.watch.on_recover.append(self.consumer.reconnect)
             await self.watch.start()
         verifier = Verifier.from_config(self.config.identity)
-        self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers pass them too (hand_web)
-        server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
+        served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
+        self.interceptors = served.interceptors
         self.servicer = LedgerService(self.store, verifier=verifier)  # also served to browsers by hand_web
-        self.servicer_descriptor = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
+        self.servicer_descriptor = DESCRIPTOR
         self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
-        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, server)
-        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
+        ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, served.server)
         try:
-            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
+            self.port = served.bind()
         except OSError:
             await self.stop()
             raise
-        await server.start()
-        self._server = server
-        for service in ("", SERVICE_NAME):
-            await self._health.set(service, SERVING)
+        await served.start()
+        self._served = served
         log.info("listening", service=SERVICE_NAME, address=self.target)
 
     async def stop(self, grace: float | None = None) -> None:
         """Health NOT_SERVING, finish in-flight calls, stop consuming, close the store."""
-        if self._server is not None:
-            await self._health.enter_graceful_shutdown()
-            await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
-            self._server = None
+        if self._served is not None:
+            await self._served.stop(grace)
+            self._served = None
         if self.watch is not None:
             await self.watch.stop()
             self.watch = None

@@ -6,16 +6,13 @@ import asyncio
 import dataclasses
 import uuid
 
-import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
+from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
-from hand_common.serving import bind, edge_interceptors
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -31,7 +28,8 @@ from .publish import private_value, public_value
 from .repository import RoomRepository
 from .rules_port import GrpcRules, LocalRules
 
-SERVICE_NAME = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"].full_name
+DESCRIPTOR = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
+SERVICE_NAME = DESCRIPTOR.full_name
 log = structlog.get_logger("hand_room")
 
 
@@ -44,8 +42,7 @@ class RoomServer:
         self.instance_id = instance_id or uuid.uuid4().hex[:12]
         self.topics = topics
         self.port = 0
-        self._server: grpc.aio.Server | None = None
-        self._health = health.aio.HealthServicer()
+        self._served: ServedService | None = None
         self.store: EventStore | None = None
         self.owner: RoomOwner | None = None
         self.bus: Bus | None = None
@@ -97,23 +94,19 @@ class RoomServer:
             self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
             await self.watch.start()
             verifier = Verifier.from_config(self.config.identity)
-            self.interceptors = edge_interceptors(self.config.limits, verifier)  # browsers too (hand_web)
-            server = grpc.aio.server(options=self.config.server.channel_options(), interceptors=self.interceptors)
+            served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
+            self.interceptors = served.interceptors
             # the gateway is also served to browsers by hand_web (make run)
             self.gateway = RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
                                        presence_grace_s=self.config.presence_grace_s,
                                        owner=self.owner if self.config.local_commands else None,
                                        verifier=verifier)
-            self.gateway_descriptor = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
+            self.gateway_descriptor = DESCRIPTOR
             self.browser_service = (self.gateway, self.gateway_descriptor, self.interceptors)
-            room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, server)
-            health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-            reflection.enable_server_reflection([SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server)
-            self.port = bind(server, self.config.server)  # TLS when HAND_TLS_CERT_FILE is set
-            await server.start()
-            self._server = server
-            for service in ("", SERVICE_NAME):
-                await self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+            room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, served.server)
+            self.port = served.bind()
+            await served.start()
+            self._served = served
             log.info("listening", service=SERVICE_NAME, address=self.target, instance=self.instance_id)
 
     async def _open_store(self) -> RoomIndex:
@@ -132,10 +125,9 @@ class RoomServer:
         raise RuntimeError("could not open the event store")
 
     async def stop(self, grace: float | None = None) -> None:
-        if self._server is not None:
-            await self._health.enter_graceful_shutdown()
-            await self._server.stop(self.config.server.shutdown_grace_s if grace is None else grace)
-            self._server = None
+        if self._served is not None:
+            await self._served.stop(grace)
+            self._served = None
         for part in (self.watch, self.bus, self.owner, self.relay, self.feeds):
             if part is not None:
                 await part.stop()

@@ -13,20 +13,17 @@ from __future__ import annotations
 
 from concurrent.futures import Executor
 
-import grpc
 import structlog
-from grpc_health.v1 import health, health_pb2, health_pb2_grpc
-from grpc_reflection.v1alpha import reflection
 
 from hand.v1 import rules_service_pb2, rules_service_pb2_grpc
 from hand_common.config import GrpcServerConfig, IdentityConfig, RateLimitConfig
+from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
-from hand_common.serving import bind, edge_interceptors
 
 from .service import RulesService
 
-SERVICE_NAME = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name
-SERVING = health_pb2.HealthCheckResponse.SERVING
+DESCRIPTOR = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]
+SERVICE_NAME = DESCRIPTOR.full_name
 log = structlog.get_logger("hand_rules")
 
 
@@ -42,8 +39,7 @@ class RulesServer:
         self._executor = executor
         self._limits, self._identity = limits, identity
         self.port = 0
-        self._server: grpc.aio.Server | None = None
-        self._health = health.aio.HealthServicer()
+        self._served: ServedService | None = None
 
     @property
     def address(self) -> str:
@@ -59,36 +55,26 @@ class RulesServer:
 
     async def start(self) -> None:
         verifier = Verifier.from_config(self._identity) if self._identity is not None else None
-        self.interceptors = edge_interceptors(self._limits, verifier)  # browsers pass them too (hand_web)
-        server = grpc.aio.server(
-            options=[*self.config.channel_options(), ("grpc.so_reuseport", 0)],
-            interceptors=self.interceptors,
-        )
+        served = ServedService(DESCRIPTOR, self.config, limits=self._limits, verifier=verifier,
+                               options=[("grpc.so_reuseport", 0)])
+        self.interceptors = served.interceptors
         self.servicer = RulesService(self._executor)  # also served to browsers by hand_web
-        self.servicer_descriptor = rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"]
+        self.servicer_descriptor = DESCRIPTOR
         self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
-        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.servicer, server)
-        health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        reflection.enable_server_reflection(
-            [SERVICE_NAME, health.SERVICE_NAME, reflection.SERVICE_NAME], server
-        )
-        self.port = bind(server, self.config)  # TLS when HAND_TLS_CERT_FILE is set
-        await server.start()
-        self._server = server
-        for service in ("", SERVICE_NAME):
-            await self._health.set(service, SERVING)
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.servicer, served.server)
+        self.port = served.bind()
+        await served.start()
+        self._served = served
         log.info("listening", service=SERVICE_NAME, address=self.address)
 
     async def stop(self, grace: float | None = None) -> None:
         """Health NOT_SERVING, refuse new calls, give in-flight ones ``grace`` seconds."""
-        if self._server is None:
+        if self._served is None:
             return
-        grace = self.config.shutdown_grace_s if grace is None else grace
-        await self._health.enter_graceful_shutdown()
-        await self._server.stop(grace)
-        self._server = None
+        await self._served.stop(grace)
+        self._served = None
         log.info("stopped", service=SERVICE_NAME, address=self.address)
 
     async def wait_for_termination(self) -> None:
-        if self._server is not None:
-            await self._server.wait_for_termination()
+        if self._served is not None:
+            await self._served.wait_for_termination()

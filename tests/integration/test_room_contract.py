@@ -300,8 +300,12 @@ async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavail
         await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
         card = seat_w.latest.view.hand[0]
         discard = actions_pb2.Action(discard=actions_pb2.Discard(card=card))
+        # the streams just opened append their seats' presence: let that settle first
+        before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        while before != last:
+            await asyncio.sleep(0.5)
+            before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
         await rules.stop(grace=0)
-        before = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
         started = time.monotonic()
         code, detail = await refusal(mover.act(discard, action_id="during-outage"))
         assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE"
