@@ -36,6 +36,8 @@ OPENED_SCORE = 25.0
 PAIR_CREDIT = 0.5
 #: the rollout's policy
 POLICY = "strong"
+#: the bot's own turns played after the candidate's before the leaf (None: to the round's end)
+HORIZON: int | None = 1
 
 
 def pairs(left: Sequence[int]) -> list[tuple[int, int]]:
@@ -139,11 +141,8 @@ def rollout(state: RoundState, me: int, actions: Sequence[Action]) -> float:
         state = _act(state, me, action)
     if state.result is None and state.turn.seat == me:
         state = play_turn(state)
-    for _ in range(state.n):  # the other seats, then the bot's own next turn
-        if state.result is not None:
-            break
-        mine = state.turn.seat == me
+    own = 0
+    while state.result is None and (HORIZON is None or own < HORIZON):
+        own += state.turn.seat == me  # the other seats, then the bot's own next turn(s)
         state = play_turn(state)
-        if mine:
-            break
     return leaf_value(state, me)
