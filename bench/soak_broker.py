@@ -2,10 +2,11 @@
 
 The embedded default as ``make run`` keeps it: Tansu (memory storage, no retention)
 kept by hand_run's keeper with its memory bound (``--max-rss-mb``, the keeper's
-HAND_BROKER_MAX_RSS_MB), two room instances as processes on one SQLite store (so
-about half the rooms are owned by the instance the clients are not on: their
-commands, replies and events cross the broker) and the ledger as a process
-(archiving from hand.room-events, repairing from the store). ``--rooms`` 2-seat
+HAND_BROKER_MAX_RSS_MB), the room service as a process on a SQLite store and the
+ledger as a process (archiving from hand.room-events, repairing from the store).
+``--instances 2`` adds a second room instance on the same store: about half the
+rooms are then owned by the instance the clients are not on, and their commands,
+replies and events cross the broker. ``--rooms`` 2-seat
 rooms act at human pace (one action every ``--pace`` s on average, uniform ±50 %);
 a room whose match ends is replaced by a new one, so the load stays level. Every
 client is on instance A.
@@ -69,6 +70,7 @@ class Config:
     max_rss_mb: int = 64
     window_s: float = 600.0  # the first and the last window compared
     bin_s: float = 60.0
+    instances: int = 1  # room instances: 1 is make run's shape; 2 puts half the rooms across the broker
 
 
 class Soak:
@@ -99,7 +101,7 @@ class Soak:
                "HAND_RATE_PLAYER_PER_S": "0", "HAND_STREAMS_PER_PLAYER": "0",
                "HAND_AUTH_DEV_KEY_FILE": str(self.dir / "dev.key"), "HAND_EVENTSTORE_URL": self.store_url}
         group = f"soak-{uuid.uuid4().hex[:8]}"
-        for name in ("a", "b"):
+        for name in ("a", "b")[:self.cfg.instances]:
             self.services[name] = Service(
                 f"room-{name}", [sys.executable, "-m", "hand_room"],
                 {**env, "HAND_ROOM_HOST": "127.0.0.1", "HAND_ROOM_PORT": "0", "HAND_ROOM_GROUP": group,
@@ -281,8 +283,8 @@ def summarise(cfg: Config, bins: list[dict], keeper, ledger: dict, rooms_made: i
 
 def markdown(res: dict[str, Any]) -> str:
     c = res["config"]
-    lines = [f"### Soak: {c['rooms']} rooms at one action per {c['pace_s']:g} s for {c['duration_s'] / 60:.0f} min "
-             f"(broker bound {c['max_rss_mb']} MB)", "",
+    lines = [f"### Soak: {c['rooms']} rooms at one action per {c['pace_s']:g} s for {c['duration_s'] / 60:.0f} min, "
+             f"{c['instances']} room instance(s) (broker bound {c['max_rss_mb']} MB)", "",
              "| window | actions | act→seen p50 | act→seen p99 | baseline Kafka RT p99 | Tansu RSS max | Tansu CPU (‰ core) | others' CPU |",
              "|---|---|---|---|---|---|---|---|"]
     for name in ("first", "last"):
@@ -315,10 +317,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--max-rss-mb", type=int, default=64, help="the keeper's bound on the broker (0: none)")
     p.add_argument("--window", type=float, default=600.0, help="seconds of the first and last windows")
     p.add_argument("--bin", type=float, default=60.0, help="seconds per reported bin")
+    p.add_argument("--instances", type=int, default=1, choices=[1, 2],
+                   help="room instances (2: half the rooms are owned by the one the clients are not on)")
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "soak.json")
     a = p.parse_args(argv)
     cfg = Config(duration_s=a.duration, rooms=a.rooms, pace_s=a.pace, max_rss_mb=a.max_rss_mb,
-                 window_s=a.window, bin_s=a.bin)
+                 window_s=a.window, bin_s=a.bin, instances=a.instances)
     return run_and_report(soak(cfg), a.json, markdown)
 
 

@@ -1,5 +1,5 @@
 """Smoke test of bench/expert_oracle.py: positions with their oracle values, and the
-expert's picks scored against them (figures are never asserted: docs/decisions/0011)."""
+expert's picks scored against them (figures are never asserted: docs/decisions/0014)."""
 
 from __future__ import annotations
 
