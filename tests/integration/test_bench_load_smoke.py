@@ -16,6 +16,15 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="starts the embedded broker")
 
 
+@pytest.fixture(autouse=True)
+def _keep_the_suites_logging(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The benches configure structlog for a terminal; in a test worker that would stay
+    configured for the tests after (capture_logs could no longer see cached loggers)."""
+    import hand_common.logging
+
+    monkeypatch.setattr(hand_common.logging, "configure_logging", lambda *a, **k: None)
+
+
 def load(name: str):
     spec = importlib.util.spec_from_file_location(f"{name}_under_test", BENCH / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
