@@ -33,6 +33,18 @@ from .test_room_failover import PARTITIONS, Instance
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
 
 
+async def settled_group(a, b, quiet_s: float = 1.5, timeout_s: float = 30.0) -> None:
+    """Until the two instances own every partition between them, unchanged for ``quiet_s``."""
+    last, since, end = None, time.monotonic(), time.monotonic() + timeout_s
+    while time.monotonic() < end:
+        now = (frozenset(a.owned()), frozenset(b.owned()))
+        if now != last:
+            last, since = now, time.monotonic()
+        elif len(now[0] | now[1]) == PARTITIONS and not now[0] & now[1] and time.monotonic() - since >= quiet_s:
+            return
+        await asyncio.sleep(0.1)
+
+
 @pytest.mark.timeout(300)
 async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path: Path, unique: str) -> None:
     stack = Stack()
@@ -70,6 +82,10 @@ async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path
                 broker.keeper.tansu._proc.kill()  # the keeper starts a new, empty broker
                 killed["broker"] = True
             elif killed["broker"] and not killed["owner"] and d.moves >= 30:
+                # not while the owners' group is still rebalancing after the broker's restart:
+                # Tansu can leave a group stuck for good when a member vanishes right after a
+                # rebalance (../shared/BROKER.md, SyncGroup error 27) — a broker bug, not ours
+                await settled_group(a, b)
                 # the owner now (the broker's restart may have moved the room), unless it is
                 # the instance the streams are on: then the other one
                 now = a if partition_of(room_id, PARTITIONS) in a.owned() else b
