@@ -330,6 +330,62 @@ async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavail
         await rules.stop(grace=0)
 
 
+async def test_a_sqlite_store_locked_by_another_process_refuses_moves_unavailable_and_changes_nothing(
+        broker, tmp_path: Path, unique: str):
+    """Another process holds the SQLite store's write lock (an operator's sqlite3 shell, a
+    backup): a move waits at most the busy timeout and the command timeout, then fails with
+    UNAVAILABLE and a retry hint, never INTERNAL, and writes nothing; once the lock is
+    released the same action id goes through once."""
+    import sqlite3
+
+    db = tmp_path / "events.db"
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{db}", HAND_ROOM_COMMAND_TIMEOUT_S="3")
+    channel = grpc.aio.insecure_channel(server.target)
+    locker = None
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        room_id, players = await started_room(stub)
+        w = Watcher(stub, room_id, players[0].token)
+        await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+        mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
+        seat_w = Watcher(stub, room_id, mover.token)
+        await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
+        discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
+        before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        while before != last:  # the streams' presence events first
+            await asyncio.sleep(0.5)
+            before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        locker = sqlite3.connect(db, timeout=0, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")  # the write lock, as another writer holds it
+        started = time.monotonic()
+        code, detail = await refusal(mover.act(discard, action_id="while-locked"))
+        took = time.monotonic() - started
+        assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", (code, detail)
+        assert "retry_after_ms" in detail.params and took < 12, took
+        locker.execute("ROLLBACK")
+        locker.close()
+        locker = None
+        done = None
+        deadline = time.monotonic() + 20
+        while done is None and time.monotonic() < deadline:  # the client retries after retry_after_ms
+            try:
+                done = await mover.act(discard, action_id="while-locked")
+            except grpc.aio.AioRpcError as exc:
+                assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+                await asyncio.sleep(0.5)
+        assert done is not None and done.first_seq == before, (done, before)
+        await wait_for(lambda: seq_of(seat_w.latest) >= done.last_seq)
+        assert (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq == done.last_seq + 1
+        await w.close()
+        await seat_w.close()
+    finally:
+        if locker is not None:
+            locker.close()
+        await channel.close()
+        await server.stop(grace=0)
+
+
 @pytest.mark.parametrize("local", ["on", "off"])
 async def test_a_match_plays_whether_the_owner_decides_in_process_or_through_the_command_topic(
         broker, tmp_path: Path, unique: str, local: str):
