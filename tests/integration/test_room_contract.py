@@ -275,6 +275,23 @@ async def _read(settings, topic: str, room_id: str, want: int) -> dict[int, room
     return seen
 
 
+async def a_move_ready(stub):
+    """A started 2-seat room, a stream for seat 0 and for the seat to move, that seat's
+    discard, and the room's next seq once the streams' own presence events have settled."""
+    room_id, players = await started_room(stub)
+    w = Watcher(stub, room_id, players[0].token)
+    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
+    seat_w = Watcher(stub, room_id, mover.token)
+    await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
+    discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
+    before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    while before != last:
+        await asyncio.sleep(0.5)
+        before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    return room_id, w, mover, seat_w, discard, before
+
+
 async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavailable_not_internal(
         broker, tmp_path: Path, unique: str):
     """The in-process engine is the default; HAND_RULES_ADDRESS makes the owner call the
@@ -292,19 +309,7 @@ async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavail
     channel = grpc.aio.insecure_channel(server.target)
     try:
         stub = pb_grpc.RoomServiceStub(channel)
-        room_id, players = await started_room(stub)
-        w = Watcher(stub, room_id, players[0].token)
-        await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
-        mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
-        seat_w = Watcher(stub, room_id, mover.token)
-        await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
-        card = seat_w.latest.view.hand[0]
-        discard = actions_pb2.Action(discard=actions_pb2.Discard(card=card))
-        # the streams just opened append their seats' presence: let that settle first
-        before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
-        while before != last:
-            await asyncio.sleep(0.5)
-            before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
         await rules.stop(grace=0)
         started = time.monotonic()
         code, detail = await refusal(mover.act(discard, action_id="during-outage"))
@@ -345,17 +350,7 @@ async def test_a_sqlite_store_locked_by_another_process_refuses_moves_unavailabl
     locker = None
     try:
         stub = pb_grpc.RoomServiceStub(channel)
-        room_id, players = await started_room(stub)
-        w = Watcher(stub, room_id, players[0].token)
-        await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
-        mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
-        seat_w = Watcher(stub, room_id, mover.token)
-        await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
-        discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
-        before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
-        while before != last:  # the streams' presence events first
-            await asyncio.sleep(0.5)
-            before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
         locker = sqlite3.connect(db, timeout=0, isolation_level=None)
         locker.execute("BEGIN IMMEDIATE")  # the write lock, as another writer holds it
         started = time.monotonic()
