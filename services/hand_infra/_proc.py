@@ -8,6 +8,7 @@ a polite signal to SIGKILL. Used by :mod:`hand_infra.broker` and
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
 import socket
 import subprocess
@@ -59,6 +60,12 @@ def accepts_connections(host: str, port: int) -> bool:
             return True
     except OSError:
         return False
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of process ``pid`` (``OSError`` once it is gone)."""
+    with open(f"/proc/{pid}/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
 
 
 def log_tail(path: Path | None, limit: int = 2000) -> str:

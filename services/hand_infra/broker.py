@@ -94,8 +94,7 @@ class TansuBroker:
         if not self.running:
             return 0
         try:
-            with open(f"/proc/{self._proc.pid}/statm") as f:  # type: ignore[union-attr]
-                return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+            return _proc.rss_bytes(self._proc.pid)  # type: ignore[union-attr]
         except (OSError, ValueError, IndexError):
             return 0
 

@@ -50,11 +50,10 @@ class SeatAccess:
         limits.text(token, "seat_token", limits.MAX_TOKEN, required=True)
         digest = token_hash(token)
         room = await self._load(room_id, False)
-        seat = room.seat_of_token(digest)
-        if seat is None and room.expired(digest, write) is None:  # maybe stale: read it back
+        seat, reason = room.seat_of_token(digest), room.expired(digest, write)
+        if seat is None and reason is None:  # maybe stale: read it back
             room = await self._load(room_id, True)
-            seat = room.seat_of_token(digest)
-        reason = room.expired(digest, write)
+            seat, reason = room.seat_of_token(digest), room.expired(digest, write)
         if reason is not None:
             raise RoomError(RoomCode.SEAT_TOKEN_EXPIRED, "this seat token has expired",
                             field="seat_token", reason=reason)
