@@ -36,7 +36,6 @@ from hand_engine import Action, Discard, DrawStock, ReturnTake, RuleViolation, T
 from hand_engine import RoundState
 
 from .belief import Belief
-from .hand_eval import discard_scores
 from .history import History
 from .planner import Planner
 from .rollout import rollout
@@ -45,20 +44,21 @@ from .rollout import rollout
 MARGIN = 2.0
 #: standard errors of the paired gain an alternative must clear
 SE_FACTOR = 1.5
-#: alternative discards examined beside the strong plan's
-DISCARDS = 2
+#: the planner style of the expert's own plan (``planner.STYLES``)
+BASE = "expert"
 
 
 @dataclass(frozen=True)
 class Budget:
     rollouts: int | None  # candidate × sample play-outs (None: no limit)
     cpu_ms: float | None  # CPU time of the deciding thread (None: no limit)
+    draws: int = 32  # samples of the next draws weighing the base plan's discard (potential)
 
 
 #: the expert level's default budget (docs/bots.md: p99 per decision ≤ 250 ms). The rollout
 #: cap binds first on this machine (~24 × 5 ms), so decisions replay exactly; the CPU cap is
 #: only a safety net for a slow host (a decision it stops does not replay exactly).
-DEFAULT_BUDGET = Budget(rollouts=24, cpu_ms=400.0)
+DEFAULT_BUDGET = Budget(rollouts=16, cpu_ms=400.0, draws=32)
 
 
 @dataclass
@@ -84,67 +84,47 @@ def _replay(state: RoundState, actions: list[Action]) -> RoundState | None:
     return state
 
 
-def _take_plan(state: RoundState) -> list[Action] | None:
-    """Take the pile top and plan the rest of the turn with it (strong)."""
+def _take_plan(state: RoundState, history: History | None, draws: int) -> list[Action] | None:
+    """Take the pile top and plan the rest of the turn with it (the expert's planner)."""
     after = _try(state, TakeDiscard())
     if after is None:
         return None
-    actions, _ = Planner(after, "strong").play(after)
+    actions, _ = Planner(after, BASE, history, draws).play(after)
     if any(isinstance(a, ReturnTake) for a in actions):
         return None
     return [TakeDiscard(), *actions]
 
 
-def _other_discards(state: RoundState, strong: list[Action]) -> list[list[Action]]:
-    """The strong plan's moves ending in other cheap discards."""
-    if not strong or not isinstance(strong[-1], Discard):
-        return []
-    prefix = strong[:-1]
-    before = _replay(state, prefix)
-    if before is None or before.result is not None or before.turn.seat != state.turn.seat:
-        return []
-    planner = Planner(before, "strong")
-    out = []
-    for _, card, _ in discard_scores(before, planner.know, planner.weights):
-        if len(out) >= DISCARDS:
-            break
-        if card == strong[-1].card or card == before.turn.taken:
-            continue
-        after = _try(before, Discard(card))
-        if after is not None and (after.result is not None or after.turn.seat != state.turn.seat):
-            out.append([*prefix, Discard(card)])
-    return out
-
-
-def candidates(state: RoundState) -> list[list[Action]]:
-    """The strong plan, then the alternatives (distinct, legal on ``state``)."""
+def candidates(state: RoundState, history: History | None = None,
+               draws: int = 32) -> list[list[Action]]:
+    """The expert planner's plan, then the alternatives (distinct, legal on ``state``)."""
     t = state.turn
-    strong = Planner(state, "strong").plan(state)
-    out = [strong]
+    base = Planner(state, BASE, history, draws).plan(state)
+    out = [base]
     if t.opening_discard:
-        out += _other_discards(state, strong)
+        out.append(Planner(state, "strong").plan(state))
     elif t.phase == "draw":
-        if strong and isinstance(strong[0], TakeDiscard):
+        if base and isinstance(base[0], TakeDiscard):
             out.append([DrawStock()])
         elif state.pile and not t.took:
-            take = _take_plan(state)
+            take = _take_plan(state, history, draws)
             if take is not None:
                 out.append(take)
     else:
-        out.append(Planner(state, "middle").plan(state))
-        out += _other_discards(state, strong)
+        out.append(Planner(state, "middle").plan(state))  # opens at once where the base holds
+        out.append(Planner(state, "strong").plan(state))  # the one-draw lookahead's discard
     unique: list[list[Action]] = []
     for c in out:
         if c and c not in unique and _replay(state, c) is not None:
             unique.append(c)
-    return unique or [strong]
+    return unique or [base]
 
 
 def search(state: RoundState, seed: int, history: History | None = None,
            budget: Budget = DEFAULT_BUDGET) -> SearchResult:
     """The expert's plan for the mover of ``state`` (the bot's simulated position)."""
     me = state.turn.seat
-    cands = candidates(state)
+    cands = candidates(state, history, budget.draws)
     if len(cands) == 1:
         return SearchResult(cands[0], 1, 0, [0.0])
     belief = Belief.of(state, me, history)

@@ -93,6 +93,8 @@ def left_after(hand: Sequence[int], combo: Sequence[Candidate]) -> tuple[int, ..
 class DiscardWeights:
     outs: bool  # weigh pairs by the unseen cards that complete them (strong)
     danger: float  # points charged per unit chance of feeding the next seat
+    closed_shed: float = 0.35  # share of a card's hand value saved by discarding it, closed
+    open_shed: float = 1.0  # the same once open
 
 
 def discard_scores(state: RoundState, know: Knowledge, w: DiscardWeights) -> list[tuple[float, int, float]]:
@@ -107,7 +109,7 @@ def discard_scores(state: RoundState, know: Knowledge, w: DiscardWeights) -> lis
     opened = state.seats[me].opened
     _, combo = part.best(by_value)
     in_melds = used_mask(combo)
-    shed = 1.0 if opened else 0.35
+    shed = w.open_shed if opened else w.closed_shed
     close = [s for s in know.opponents() if know.opened[s] and know.hand_sizes[s] <= 3]
     if close:
         shed *= 1.6

@@ -20,7 +20,7 @@ need an immediate use, and it never holds melds for a Hand.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from hand_engine import (
     Action, Discard, DrawStock, LayMelds, LayOff, MeldSpec, RetrieveJoker, ReturnTake, RuleViolation,
@@ -32,6 +32,7 @@ from hand_engine import going_out_allowed, has_obligation, pending, threshold
 from hand_engine import Candidate, find
 from hand_engine import RoundState
 
+from .belief import Belief
 from .hand_eval import (
     DiscardWeights, Partition, by_cover, by_value, discard_scores, left_after, meld_total,
     shed_weight, used_mask,
@@ -39,6 +40,8 @@ from .hand_eval import (
 from .hand_finish import should_hold
 from .knowledge import Knowledge, fits_table, pair_outs, related
 from .lookahead import TOP_K, Lookahead
+from .history import History
+from .potential import Potential
 
 #: weight of the static discard cost beside the lookahead's worth
 LOOKAHEAD_MIX = 0.25
@@ -54,6 +57,16 @@ class Style:
     build_takes: bool  # take the pile top, when that obliges to nothing, to build the hand
     retrieve: bool  # retrieve jokers when that sheds more
     lookahead: bool  # weigh the best discards by the hand's worth after the next draw
+    closed_shed: float = 0.35  # hand_eval.DiscardWeights
+    open_shed: float = 1.0
+    lookahead_mix: float = LOOKAHEAD_MIX  # weight of the static cost beside the lookahead
+    potential: tuple[int, int] | None = None  # (samples, horizon): potential.Potential for the discard
+    potential_k: int = 6  # discards weighed by the potential (the cheapest by the static scores)
+    open_worth: float = 100.0  # points of a sure opening next turn (potential, closed)
+    out_worth: float = 50.0  # points of a sure going out next turn (potential, open)
+    progress: float = 0.0  # potential, closed: credit for meld value short of the threshold
+    potential_open: bool = True  # the potential also once open (else the lookahead)
+    potential_played: bool = False  # potential: throw a card each simulated turn (no hindsight)
 
 
 STYLES: dict[str, Style] = {
@@ -62,6 +75,9 @@ STYLES: dict[str, Style] = {
     "strong": Style(outs=True, danger=14.0, hold=True, build_takes=True, retrieve=True,
                     lookahead=True),
 }
+#: the expert's planner: strong, with its discards weighed by the hand's potential over
+#: the next draws, dealt from its belief (``potential.Potential``); decision 0015
+STYLES["expert"] = replace(STYLES["strong"], potential=(32, 5), open_worth=200.0, out_worth=50.0)
 
 
 def lay(combo) -> LayMelds:
@@ -69,13 +85,17 @@ def lay(combo) -> LayMelds:
 
 
 class Planner:
-    def __init__(self, state: RoundState, level: str) -> None:
+    def __init__(self, state: RoundState, level: str, history: History | None = None,
+                 draws: int | None = None) -> None:
+        self.history = history
+        self.draws = draws  # samples of the potential (None: the style's)
         self.me = state.turn.seat
         self.style = STYLES[level]
         self.know = Knowledge.of(state, self.me)
         self.options = state.options
         self.cache: dict = {}
-        self.weights = DiscardWeights(outs=self.style.outs, danger=self.style.danger)
+        self.weights = DiscardWeights(outs=self.style.outs, danger=self.style.danger,
+                                      closed_shed=self.style.closed_shed, open_shed=self.style.open_shed)
 
     # ------------------------------------------------------------ helpers
     def _try(self, state: RoundState, action: Action) -> RoundState | None:
@@ -290,7 +310,29 @@ class Planner:
             return next_auto_action(state)
         if not self.style.lookahead or len(legal) == 1 or len(state.seats[self.me].hand) == 1:
             return Discard(legal[0][1])
+        if self.style.potential is not None and (self.style.potential_open or not state.seats[self.me].opened):
+            return Discard(self._by_potential(state, legal))
         top = legal[:TOP_K]
         worth = Lookahead(state, self.me, self.know).values([card for _, card, _ in top])
-        best = max(top, key=lambda s: (worth[s[1]] - LOOKAHEAD_MIX * s[0] - s[2], -s[1]))
+        best = max(top, key=lambda s: (worth[s[1]] - self.style.lookahead_mix * s[0] - s[2], -s[1]))
         return Discard(best[1])
+
+    def _by_potential(self, state: RoundState, legal) -> int:
+        samples, horizon = self.style.potential
+        samples = self.draws or samples
+        belief = Belief.of(state, self.me, self.history) if self.history is not None else None
+        pot = Potential(state, self.me, samples, horizon, belief, self.style.potential_played)
+        hand = state.seats[self.me].hand
+        opened = state.seats[self.me].opened
+        best, best_card = None, legal[0][1]
+        for cost, card, danger in legal[: self.style.potential_k]:
+            rest = tuple(c for c in hand if c != card)
+            if opened:
+                p_out, held = pot.open(rest)
+                worth = self.style.out_worth * p_out - held
+            else:
+                worth = self.style.open_worth * pot.closed(rest, self.style.progress)
+            value = worth - self.style.lookahead_mix * cost - danger
+            if best is None or value > best:
+                best, best_card = value, card
+        return best_card

@@ -1,0 +1,146 @@
+"""A hand's potential: the chance to open, or to go out, within the next few draws.
+
+The one-draw lookahead (``lookahead.py``) sees one card ahead; a round lasts
+about seven turns a seat, so what a discard costs is better judged over
+several. ``Potential`` deals the seat's next ``horizon`` draws from the cards
+it cannot see (public information only), ``samples`` times, the same
+draws for every hand it is asked about (common random numbers), and scores
+a hand by how soon those draws would let it
+
+- closed: lay melds worth the threshold in force (an opening);
+- open: meld or lay off all its cards but one (going out), else by the
+  points it would still hold.
+
+Given a ``belief.Belief`` (expert), each sample's draws are the top of a
+stock dealt from it: cards known to be in another hand are never drawn,
+cards an opponent is unlikely to hold (it threw or passed their neighbours)
+come more often. Without one, the draws are uniform over the unseen cards.
+
+The seat is assumed to keep what the draws make useful and throw the rest
+(an optimistic but even-handed assumption for ranking discards). Draws are
+seeded from the position, so the same position always scores the same.
+"""
+
+from __future__ import annotations
+
+import random
+import zlib
+from collections.abc import Sequence
+
+from hand_engine import hand_total, hand_value, is_joker
+from hand_engine import threshold
+from hand_engine import RoundState
+
+from .belief import Belief, visible
+from .hand_eval import Partition, by_cover, left_after
+from .knowledge import fits_table, pair_completions
+
+#: how much a turn sooner is worth, as a share of the round's remaining stake
+DECAY = 0.8
+
+
+class Potential:
+    def __init__(self, state: RoundState, me: int, samples: int, horizon: int,
+                 belief: Belief | None = None, played: bool = False) -> None:
+        self.state, self.me = state, me
+        self.played = played
+        self.o = state.options
+        self.thr = threshold(state)
+        seen = visible(state, me)
+        pool = [c for c in range(106) if c not in seen]
+        key = zlib.crc32(repr((sorted(seen), state.turn_no, me)).encode())
+        rng = random.Random(key)
+        h = max(1, min(horizon, len(state.stock) if belief is not None else len(pool)))
+        if belief is not None:
+            self.draws = [belief.deal(rng)[1][:h] for _ in range(samples)]
+        else:
+            self.draws = [tuple(rng.sample(pool, h)) for _ in range(samples)]
+        self.horizon = h
+        self._fits: dict[int, bool] = {}
+
+    def _fit(self, card: int) -> bool:
+        if card not in self._fits:
+            self._fits[card] = fits_table(card, self.state)
+        return self._fits[card]
+
+    def closed(self, rest: Sequence[int], progress: float = 0.0) -> float:
+        """Mean over the samples of DECAY ** (draws until the melds reach the threshold);
+        a sample that never gets there counts ``progress`` × (meld value / threshold)²."""
+        rest = tuple(rest)
+        total = 0.0
+        if self.played:
+            return sum(self._closed_played(rest, d) for d in self.draws) / len(self.draws)
+        for draws in self.draws:
+            for t in range(1, self.horizon + 1):
+                value = Partition.of((*rest, *draws[:t]), self.o).value()
+                if value >= self.thr:
+                    total += DECAY ** (t - 1)
+                    break
+            else:
+                total += progress * (value / self.thr) ** 2
+        return total / len(self.draws)
+
+    def open(self, rest: Sequence[int]) -> tuple[float, float]:
+        """(mean DECAY ** draws until going out, mean points held after the last draw)."""
+        rest = tuple(rest)
+        j = self.o.joker_in_hand
+        out = held = 0.0
+        if self.played:
+            for draws in self.draws:
+                p, h = self._open_played(rest, draws)
+                out, held = out + p, held + h
+            return out / len(self.draws), held / len(self.draws)
+        for draws in self.draws:
+            left: tuple[int, ...] = ()
+            for t in range(1, self.horizon + 1):
+                hand = (*rest, *draws[:t])
+                _, combo = Partition.of(hand, self.o).best(by_cover)
+                left = tuple(c for c in left_after(hand, combo) if is_joker(c) or not self._fit(c))
+                if len(left) <= t:  # t - 1 useless cards thrown on the way, one for the last discard
+                    out += DECAY ** (t - 1)
+                    left = ()
+                    break
+            if left:
+                keep = sorted(left, key=lambda c: hand_total((c,), j))[: max(0, len(left) - self.horizon)]
+                held += hand_total(keep, j)
+        n = len(self.draws)
+        return out / n, held / n
+
+    # ------------------------------------------------------------ turn by turn
+    def _throw(self, hand: list[int], combo, keep_high: bool) -> int:
+        """The card a plain player throws: outside the melds, the fewest partners in the
+        hand, then the lowest (closed: high cards reach the threshold) or highest value."""
+        j = self.o.joker_in_hand
+        used = {c for m in combo for c in m.cards}
+        loose = [c for c in hand if c not in used and not is_joker(c)]
+        pool = loose or [c for c in hand if not is_joker(c)] or hand
+
+        def key(c: int) -> tuple[int, int]:
+            partners = sum(1 for x in hand if x != c and not is_joker(x) and pair_completions(c, x))
+            value = hand_value(c, j)
+            return partners, value if keep_high else -value
+
+        return min(pool, key=key)
+
+    def _closed_played(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> float:
+        """Draw, and throw a card each turn, until the melds reach the threshold."""
+        hand = list(rest)
+        for t, x in enumerate(draws, start=1):
+            hand.append(x)
+            value, combo = Partition.of(hand, self.o).best()
+            if value >= self.thr:
+                return DECAY ** (t - 1)
+            hand.remove(self._throw(hand, combo, keep_high=True))
+        return 0.0
+
+    def _open_played(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> tuple[float, float]:
+        """Draw, lay what melds or fits, throw a card, until the hand is empty."""
+        hand = list(rest)
+        for t, x in enumerate(draws, start=1):
+            hand.append(x)
+            _, combo = Partition.of(hand, self.o).best(by_cover)
+            hand = [c for c in left_after(hand, combo) if is_joker(c) or not self._fit(c)]
+            if len(hand) <= 1:
+                return DECAY ** (t - 1), 0.0
+            hand.remove(self._throw(hand, (), keep_high=False))
+        return 0.0, float(hand_total(hand, self.o.joker_in_hand))
