@@ -41,7 +41,7 @@ from .hand_finish import should_hold
 from .knowledge import Knowledge, fits_table, pair_outs, related
 from .lookahead import TOP_K, Lookahead
 from .history import History
-from .potential import Potential
+from .potential import PotentialStyle, best_discard
 
 #: weight of the static discard cost beside the lookahead's worth
 LOOKAHEAD_MIX = 0.25
@@ -60,13 +60,7 @@ class Style:
     closed_shed: float = 0.35  # hand_eval.DiscardWeights
     open_shed: float = 1.0
     lookahead_mix: float = LOOKAHEAD_MIX  # weight of the static cost beside the lookahead
-    potential: tuple[int, int] | None = None  # (samples, horizon): potential.Potential for the discard
-    potential_k: int = 6  # discards weighed by the potential (the cheapest by the static scores)
-    open_worth: float = 100.0  # points of a sure opening next turn (potential, closed)
-    out_worth: float = 50.0  # points of a sure going out next turn (potential, open)
-    progress: float = 0.0  # potential, closed: credit for meld value short of the threshold
-    potential_open: bool = True  # the potential also once open (else the lookahead)
-    potential_played: bool = False  # potential: throw a card each simulated turn (no hindsight)
+    potential: PotentialStyle | None = None  # weigh the discard by the hand's potential instead
 
 
 STYLES: dict[str, Style] = {
@@ -77,7 +71,7 @@ STYLES: dict[str, Style] = {
 }
 #: the expert's planner: strong, with its discards weighed by the hand's potential over
 #: the next draws, dealt from its belief (``potential.Potential``); decision 0015
-STYLES["expert"] = replace(STYLES["strong"], potential=(32, 5), open_worth=200.0, out_worth=50.0)
+STYLES["expert"] = replace(STYLES["strong"], potential=PotentialStyle())
 
 
 def lay(combo) -> LayMelds:
@@ -310,29 +304,11 @@ class Planner:
             return next_auto_action(state)
         if not self.style.lookahead or len(legal) == 1 or len(state.seats[self.me].hand) == 1:
             return Discard(legal[0][1])
-        if self.style.potential is not None and (self.style.potential_open or not state.seats[self.me].opened):
-            return Discard(self._by_potential(state, legal))
+        ps = self.style.potential
+        if ps is not None and (ps.in_open or not state.seats[self.me].opened):
+            belief = Belief.of(state, self.me, self.history) if self.history is not None else None
+            return Discard(best_discard(state, self.me, legal, ps, self.style.lookahead_mix, belief, self.draws))
         top = legal[:TOP_K]
         worth = Lookahead(state, self.me, self.know).values([card for _, card, _ in top])
         best = max(top, key=lambda s: (worth[s[1]] - self.style.lookahead_mix * s[0] - s[2], -s[1]))
         return Discard(best[1])
-
-    def _by_potential(self, state: RoundState, legal) -> int:
-        samples, horizon = self.style.potential
-        samples = self.draws or samples
-        belief = Belief.of(state, self.me, self.history) if self.history is not None else None
-        pot = Potential(state, self.me, samples, horizon, belief, self.style.potential_played)
-        hand = state.seats[self.me].hand
-        opened = state.seats[self.me].opened
-        best, best_card = None, legal[0][1]
-        for cost, card, danger in legal[: self.style.potential_k]:
-            rest = tuple(c for c in hand if c != card)
-            if opened:
-                p_out, held = pot.open(rest)
-                worth = self.style.out_worth * p_out - held
-            else:
-                worth = self.style.open_worth * pot.closed(rest, self.style.progress)
-            value = worth - self.style.lookahead_mix * cost - danger
-            if best is None or value > best:
-                best, best_card = value, card
-        return best_card

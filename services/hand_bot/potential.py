@@ -26,6 +26,7 @@ from __future__ import annotations
 import random
 import zlib
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from hand_engine import hand_total, hand_value, is_joker
 from hand_engine import threshold
@@ -37,6 +38,41 @@ from .knowledge import fits_table, pair_completions
 
 #: how much a turn sooner is worth, as a share of the round's remaining stake
 DECAY = 0.8
+
+
+@dataclass(frozen=True)
+class PotentialStyle:
+    """How a planner style weighs its discard by the potential (``best_discard``)."""
+
+    samples: int = 32  # samples of the next draws
+    horizon: int = 5  # draws a sample looks ahead
+    k: int = 6  # discards weighed (the cheapest by the static scores)
+    open_worth: float = 200.0  # points of a sure opening next turn (closed)
+    out_worth: float = 50.0  # points of a sure going out next turn (open)
+    progress: float = 0.0  # closed: credit for meld value short of the threshold
+    played: bool = False  # throw a card each simulated turn (no hindsight)
+    in_open: bool = True  # weigh the discard this way once open too (else the lookahead)
+
+
+def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, float]], ps: PotentialStyle,
+                 mix: float, belief: Belief | None = None, samples: int | None = None) -> int:
+    """The card of ``legal`` ((static cost, card, danger), cheapest first) whose loss leaves
+    the hand the most potential, less ``mix`` × its static cost and its danger."""
+    pot = Potential(state, me, samples or ps.samples, ps.horizon, belief, ps.played)
+    hand = state.seats[me].hand
+    opened = state.seats[me].opened
+    best, best_card = None, legal[0][1]
+    for cost, card, danger in legal[: ps.k]:
+        rest = tuple(c for c in hand if c != card)
+        if opened:
+            p_out, held = pot.open(rest)
+            worth = ps.out_worth * p_out - held
+        else:
+            worth = ps.open_worth * pot.closed(rest, ps.progress)
+        value = worth - mix * cost - danger
+        if best is None or value > best:
+            best, best_card = value, card
+    return best_card
 
 
 class Potential:

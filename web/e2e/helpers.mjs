@@ -31,11 +31,12 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
 }
 
 /** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
-export async function startMatch(p, { name = "Ada", rounds = "1", seed = "" } = {}) {
+export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "" } = {}) {
   await p.goto(at("", seed ? { seed } : {}));
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();
+  if (level) await p.getByLabel(/Bot level|مستوى/).selectOption({ label: level });
   await p.getByRole("button", { name: /Fill with bots|املأ/ }).click();
   await p.getByText(/\((bot|آلي)\)/).first().waitFor();
   await p.getByRole("button", { name: /Start the match|ابدأ/ }).click();

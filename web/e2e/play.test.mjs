@@ -7,9 +7,9 @@ let b;
 before(async () => { b = await browser(); });
 after(async () => { await b?.close(); });
 
-test("a human plays a whole one-round match against three bots by clicks only, to the score sheet", async () => {
+test("a human plays a whole one-round match against three expert bots by clicks only, to the score sheet", async () => {
   const p = await page(b);
-  await startMatch(p);
+  await startMatch(p, { level: "Expert" });
   let turns = 0;
   while (await awaitTurn(p)) {
     await playTurn(p);

@@ -143,6 +143,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
           <option value={BotLevel.BEGINNER}>{tx.beginner}</option>
           <option value={BotLevel.MIDDLE}>{tx.middle}</option>
           <option value={BotLevel.STRONG}>{tx.strong}</option>
+          <option value={BotLevel.EXPERT}>{tx.expert}</option>
         </select></label>
         <button type="button" onClick={fill}>{tx.fillBots}</button>
         <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
