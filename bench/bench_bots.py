@@ -17,7 +17,8 @@
   against a strong team in the partnership modes; rounds won, went out,
   mean score gain per round, expert's decision time per decision and turn.
 * **curve** (``--curve-deals``): expert under CPU budgets of 25 / 50 / 100 /
-  250 ms per decision (no rollout cap) against strong, hand mode.
+  250 ms per decision (no sample or rollout cap: the potential's draws take up
+  to 60 % of it, the rollouts the rest) against strong, hand mode.
 * latency, per level (table rounds): p50/p99 of one decision (a request: the
   draw decision, or the rest of a turn) and of a whole turn, CPU time of the
   deciding thread and wall time. Goals: strong p99 per turn ≤ 100 ms; expert
@@ -276,7 +277,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             jobs |= {f"expert team vs strong team, {m}": (m, budget) for m in a.team_modes}
             res["duels"] = run_duels(mapper, jobs, deals, a.first_deal)
         if "curve" in a.sections:
-            jobs = {f"expert {ms:.0f} ms vs strong": ("hand", Budget(rollouts=None, cpu_ms=ms)) for ms in CURVE_MS}
+            jobs = {f"expert {ms:.0f} ms vs strong": ("hand", Budget(rollouts=None, cpu_ms=ms, draws=None)) for ms in CURVE_MS}
             res["curve"] = run_duels(mapper, jobs, curve_deals, a.first_deal)
     finally:
         if pool is not None:

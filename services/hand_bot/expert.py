@@ -46,13 +46,15 @@ MARGIN = 2.0
 SE_FACTOR = 1.5
 #: the planner style of the expert's own plan (``planner.STYLES``)
 BASE = "expert"
+#: share of the CPU budget the base plan's potential may use before the rollouts
+POTENTIAL_SHARE = 0.6
 
 
 @dataclass(frozen=True)
 class Budget:
     rollouts: int | None  # candidate × sample play-outs (None: no limit)
     cpu_ms: float | None  # CPU time of the deciding thread (None: no limit)
-    draws: int = 32  # samples of the next draws weighing the base plan's discard (potential)
+    draws: int | None = 32  # samples of the next draws weighing the base plan's discard (None: the CPU cap's)
 
 
 #: the expert level's default budget (docs/bots.md: p99 per decision ≤ 250 ms). The rollout
@@ -84,22 +86,25 @@ def _replay(state: RoundState, actions: list[Action]) -> RoundState | None:
     return state
 
 
-def _take_plan(state: RoundState, history: History | None, draws: int) -> list[Action] | None:
+def _take_plan(state: RoundState, history: History | None, draws: int | None,
+               deadline: float | None) -> list[Action] | None:
     """Take the pile top and plan the rest of the turn with it (the expert's planner)."""
     after = _try(state, TakeDiscard())
     if after is None:
         return None
-    actions, _ = Planner(after, BASE, history, draws).play(after)
+    actions, _ = Planner(after, BASE, history, draws, deadline).play(after)
     if any(isinstance(a, ReturnTake) for a in actions):
         return None
     return [TakeDiscard(), *actions]
 
 
-def candidates(state: RoundState, history: History | None = None,
-               draws: int = 32) -> list[list[Action]]:
-    """The expert planner's plan, then the alternatives (distinct, legal on ``state``)."""
+def candidates(state: RoundState, history: History | None = None, draws: int | None = None,
+               deadline: float | None = None) -> list[list[Action]]:
+    """The expert planner's plan, then the alternatives (distinct, legal on ``state``).
+
+    ``draws``, ``deadline``: the base planner's potential samples and CPU deadline."""
     t = state.turn
-    base = Planner(state, BASE, history, draws).plan(state)
+    base = Planner(state, BASE, history, draws, deadline).plan(state)
     out = [base]
     if t.opening_discard:
         out.append(Planner(state, "strong").plan(state))
@@ -107,7 +112,7 @@ def candidates(state: RoundState, history: History | None = None,
         if base and isinstance(base[0], TakeDiscard):
             out.append([DrawStock()])
         elif state.pile and not t.took:
-            take = _take_plan(state, history, draws)
+            take = _take_plan(state, history, draws, deadline)
             if take is not None:
                 out.append(take)
     else:
@@ -124,7 +129,9 @@ def search(state: RoundState, seed: int, history: History | None = None,
            budget: Budget = DEFAULT_BUDGET) -> SearchResult:
     """The expert's plan for the mover of ``state`` (the bot's simulated position)."""
     me = state.turn.seat
-    cands = candidates(state, history, budget.draws)
+    started = time.thread_time()
+    deadline = None if budget.cpu_ms is None else started + POTENTIAL_SHARE * budget.cpu_ms / 1000
+    cands = candidates(state, history, budget.draws, deadline)
     if len(cands) == 1:
         return SearchResult(cands[0], 1, 0, [0.0])
     belief = Belief.of(state, me, history)
@@ -132,12 +139,13 @@ def search(state: RoundState, seed: int, history: History | None = None,
     k = len(cands)
     sums, squares = [0.0] * k, [0.0] * k
     samples = 0
-    started = time.thread_time()
+    looped = time.thread_time()
     while True:
         if budget.rollouts is not None and (samples + 1) * k > max(budget.rollouts, 2 * k):
             break
-        spent = 1000 * (time.thread_time() - started)
-        if budget.cpu_ms is not None and samples >= 2 and spent + spent / samples > budget.cpu_ms:
+        now = time.thread_time()
+        spent, per = 1000 * (now - started), 1000 * (now - looped) / max(1, samples)
+        if budget.cpu_ms is not None and samples >= 2 and spent + per > budget.cpu_ms:
             break  # the next sample would overrun the CPU budget
         sample = belief.sample(state, random.Random(rng.getrandbits(64)))
         values = [rollout(sample, me, c) for c in cands]

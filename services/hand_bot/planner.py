@@ -80,9 +80,10 @@ def lay(combo) -> LayMelds:
 
 class Planner:
     def __init__(self, state: RoundState, level: str, history: History | None = None,
-                 draws: int | None = None) -> None:
+                 draws: int | None = None, deadline: float | None = None) -> None:
         self.history = history
         self.draws = draws  # samples of the potential (None: the style's)
+        self.deadline = deadline  # thread CPU clock past which the potential stops sampling
         self.me = state.turn.seat
         self.style = STYLES[level]
         self.know = Knowledge.of(state, self.me)
@@ -307,7 +308,8 @@ class Planner:
         ps = self.style.potential
         if ps is not None and (ps.in_open or not state.seats[self.me].opened):
             belief = Belief.of(state, self.me, self.history) if self.history is not None else None
-            return Discard(best_discard(state, self.me, legal, ps, self.style.lookahead_mix, belief, self.draws))
+            return Discard(best_discard(state, self.me, legal, ps, self.style.lookahead_mix, belief,
+                                        self.draws, self.deadline))
         top = legal[:TOP_K]
         worth = Lookahead(state, self.me, self.know).values([card for _, card, _ in top])
         best = max(top, key=lambda s: (worth[s[1]] - self.style.lookahead_mix * s[0] - s[2], -s[1]))

@@ -24,8 +24,9 @@ seeded from the position, so the same position always scores the same.
 from __future__ import annotations
 
 import random
+import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from hand_engine import hand_total, hand_value, is_joker
@@ -38,6 +39,8 @@ from .knowledge import fits_table, pair_completions
 
 #: how much a turn sooner is worth, as a share of the round's remaining stake
 DECAY = 0.8
+#: samples dealt when only a CPU deadline bounds them
+MAX_SAMPLES = 256
 
 
 @dataclass(frozen=True)
@@ -55,24 +58,32 @@ class PotentialStyle:
 
 
 def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, float]], ps: PotentialStyle,
-                 mix: float, belief: Belief | None = None, samples: int | None = None) -> int:
+                 mix: float, belief: Belief | None = None, samples: int | None = None,
+                 deadline: float | None = None) -> int:
     """The card of ``legal`` ((static cost, card, danger), cheapest first) whose loss leaves
-    the hand the most potential, less ``mix`` × its static cost and its danger."""
-    pot = Potential(state, me, samples or ps.samples, ps.horizon, belief, ps.played)
+    the hand the most potential, less ``mix`` × its static cost and its danger.
+
+    Samples are added one at a time for every card (common random numbers) until
+    ``samples`` or, past two, the deciding thread's CPU clock reaching ``deadline``."""
+    pot = Potential(state, me, samples or (MAX_SAMPLES if deadline else ps.samples), ps.horizon, belief, ps.played)
     hand = state.seats[me].hand
     opened = state.seats[me].opened
-    best, best_card = None, legal[0][1]
-    for cost, card, danger in legal[: ps.k]:
-        rest = tuple(c for c in hand if c != card)
-        if opened:
-            p_out, held = pot.open(rest)
-            worth = ps.out_worth * p_out - held
-        else:
-            worth = ps.open_worth * pot.closed(rest, ps.progress)
-        value = worth - mix * cost - danger
-        if best is None or value > best:
-            best, best_card = value, card
-    return best_card
+    top = list(legal[: ps.k])
+    rests = [tuple(c for c in hand if c != card) for _, card, _ in top]
+    worth = [0.0] * len(top)
+    done = 0
+    for draws in pot.iter_draws():
+        if deadline is not None and done >= 2 and time.thread_time() > deadline:
+            break
+        for i, rest in enumerate(rests):
+            if opened:
+                p_out, held = pot.open_one(rest, draws)
+                worth[i] += ps.out_worth * p_out - held
+            else:
+                worth[i] += ps.open_worth * pot.closed_one(rest, draws, ps.progress)
+        done += 1
+    values = [w / max(1, done) - mix * cost - danger for w, (cost, _, danger) in zip(worth, top)]
+    return top[max(range(len(top)), key=lambda i: (values[i], -i))][1]
 
 
 class Potential:
@@ -85,14 +96,28 @@ class Potential:
         seen = visible(state, me)
         pool = [c for c in range(106) if c not in seen]
         key = zlib.crc32(repr((sorted(seen), state.turn_no, me)).encode())
-        rng = random.Random(key)
-        h = max(1, min(horizon, len(state.stock) if belief is not None else len(pool)))
-        if belief is not None:
-            self.draws = [belief.deal(rng)[1][:h] for _ in range(samples)]
-        else:
-            self.draws = [tuple(rng.sample(pool, h)) for _ in range(samples)]
-        self.horizon = h
+        self._rng, self._belief, self._pool = random.Random(key), belief, pool
+        self.horizon = max(1, min(horizon, len(state.stock) if belief is not None else len(pool)))
+        self.samples = samples
+        self._dealt: list[tuple[int, ...]] = []
         self._fits: dict[int, bool] = {}
+
+    def _deal(self) -> tuple[int, ...]:
+        if self._belief is not None:
+            return self._belief.deal(self._rng)[1][: self.horizon]
+        return tuple(self._rng.sample(self._pool, self.horizon))
+
+    def iter_draws(self) -> Iterator[tuple[int, ...]]:
+        """The samples' next draws, dealt as they are asked for (the same every time)."""
+        for i in range(self.samples):
+            if i == len(self._dealt):
+                self._dealt.append(self._deal())
+            yield self._dealt[i]
+
+    @property
+    def draws(self) -> list[tuple[int, ...]]:
+        """Every sample's next draws."""
+        return list(self.iter_draws())
 
     def _fit(self, card: int) -> bool:
         if card not in self._fits:
@@ -103,44 +128,37 @@ class Potential:
         """Mean over the samples of DECAY ** (draws until the melds reach the threshold);
         a sample that never gets there counts ``progress`` × (meld value / threshold)²."""
         rest = tuple(rest)
-        total = 0.0
-        if self.played:
-            return sum(self._closed_played(rest, d) for d in self.draws) / len(self.draws)
-        for draws in self.draws:
-            for t in range(1, self.horizon + 1):
-                value = Partition.of((*rest, *draws[:t]), self.o).value()
-                if value >= self.thr:
-                    total += DECAY ** (t - 1)
-                    break
-            else:
-                total += progress * (value / self.thr) ** 2
-        return total / len(self.draws)
+        return sum(self.closed_one(rest, d, progress) for d in self.iter_draws()) / self.samples
 
     def open(self, rest: Sequence[int]) -> tuple[float, float]:
         """(mean DECAY ** draws until going out, mean points held after the last draw)."""
         rest = tuple(rest)
-        j = self.o.joker_in_hand
-        out = held = 0.0
+        per = [self.open_one(rest, d) for d in self.iter_draws()]
+        return sum(p for p, _ in per) / len(per), sum(h for _, h in per) / len(per)
+
+    def closed_one(self, rest: tuple[int, ...], draws: tuple[int, ...], progress: float = 0.0) -> float:
         if self.played:
-            for draws in self.draws:
-                p, h = self._open_played(rest, draws)
-                out, held = out + p, held + h
-            return out / len(self.draws), held / len(self.draws)
-        for draws in self.draws:
-            left: tuple[int, ...] = ()
-            for t in range(1, self.horizon + 1):
-                hand = (*rest, *draws[:t])
-                _, combo = Partition.of(hand, self.o).best(by_cover)
-                left = tuple(c for c in left_after(hand, combo) if is_joker(c) or not self._fit(c))
-                if len(left) <= t:  # t - 1 useless cards thrown on the way, one for the last discard
-                    out += DECAY ** (t - 1)
-                    left = ()
-                    break
-            if left:
-                keep = sorted(left, key=lambda c: hand_total((c,), j))[: max(0, len(left) - self.horizon)]
-                held += hand_total(keep, j)
-        n = len(self.draws)
-        return out / n, held / n
+            return self._closed_played(rest, draws)
+        value = 0
+        for t in range(1, len(draws) + 1):
+            value = Partition.of((*rest, *draws[:t]), self.o).value()
+            if value >= self.thr:
+                return DECAY ** (t - 1)
+        return progress * (value / self.thr) ** 2
+
+    def open_one(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> tuple[float, float]:
+        if self.played:
+            return self._open_played(rest, draws)
+        j = self.o.joker_in_hand
+        left: tuple[int, ...] = ()
+        for t in range(1, len(draws) + 1):
+            hand = (*rest, *draws[:t])
+            _, combo = Partition.of(hand, self.o).best(by_cover)
+            left = tuple(c for c in left_after(hand, combo) if is_joker(c) or not self._fit(c))
+            if len(left) <= t:  # t - 1 useless cards thrown on the way, one for the last discard
+                return DECAY ** (t - 1), 0.0
+        keep = sorted(left, key=lambda c: hand_total((c,), j))[: max(0, len(left) - len(draws))]
+        return 0.0, float(hand_total(keep, j))
 
     # ------------------------------------------------------------ turn by turn
     def _throw(self, hand: list[int], combo, keep_high: bool) -> int:
