@@ -39,7 +39,7 @@ from .hand_eval import (
 )
 from .hand_finish import should_hold
 from .knowledge import Knowledge, fits_table, pair_outs, related
-from .lookahead import TOP_K, Lookahead
+from .lookahead import TOP_K, Lookahead, end_hazard
 from .history import History
 from .potential import PotentialStyle, best_discard
 
@@ -309,7 +309,7 @@ class Planner:
         if ps is not None and (ps.in_open or not state.seats[self.me].opened):
             belief = Belief.of(state, self.me, self.history) if self.history is not None else None
             return Discard(best_discard(state, self.me, legal, ps, self.style.lookahead_mix, belief,
-                                        self.draws, self.deadline))
+                                        self.draws, self.deadline, end_hazard(self.know)))
         top = legal[:TOP_K]
         worth = Lookahead(state, self.me, self.know).values([card for _, card, _ in top])
         best = max(top, key=lambda s: (worth[s[1]] - self.style.lookahead_mix * s[0] - s[2], -s[1]))

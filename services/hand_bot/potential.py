@@ -55,16 +55,18 @@ class PotentialStyle:
     progress: float = 0.0  # closed: credit for meld value short of the threshold
     played: bool = False  # throw a card each simulated turn (no hindsight)
     in_open: bool = True  # weigh the discard this way once open too (else the lookahead)
+    hazard: bool = False  # open: weigh the points held now by the chance an opponent goes out first
 
 
 def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, float]], ps: PotentialStyle,
                  mix: float, belief: Belief | None = None, samples: int | None = None,
-                 deadline: float | None = None) -> int:
+                 deadline: float | None = None, hazard: float = 0.0) -> int:
     """The card of ``legal`` ((static cost, card, danger), cheapest first) whose loss leaves
     the hand the most potential, less ``mix`` × its static cost and its danger.
 
     Samples are added one at a time for every card (common random numbers) until
-    ``samples`` or, past two, the deciding thread's CPU clock reaching ``deadline``."""
+    ``samples`` or, past two, the deciding thread's CPU clock reaching ``deadline``.
+    ``hazard``: the chance an opponent goes out before the seat's next turn."""
     pot = Potential(state, me, samples or (MAX_SAMPLES if deadline else ps.samples), ps.horizon, belief, ps.played)
     hand = state.seats[me].hand
     opened = state.seats[me].opened
@@ -82,7 +84,11 @@ def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, f
             else:
                 worth[i] += ps.open_worth * pot.closed_one(rest, draws, ps.progress)
         done += 1
-    values = [w / max(1, done) - mix * cost - danger for w, (cost, _, danger) in zip(worth, top)]
+    values = [w / max(1, done) for w in worth]
+    if opened and ps.hazard:
+        j = state.options.joker_in_hand
+        values = [(1 - hazard) * v - hazard * hand_total(rest, j) for v, rest in zip(values, rests)]
+    values = [v - mix * cost - danger for v, (cost, _, danger) in zip(values, top)]
     return top[max(range(len(top)), key=lambda i: (values[i], -i))][1]
 
 

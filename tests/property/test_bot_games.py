@@ -25,7 +25,7 @@ from hand_engine.perspective import perspective
 
 ROUNDS = int(os.environ.get("HAND_BOT_ROUNDS", "8"))
 MAX_REQUESTS = 20_000
-EXPERT_BUDGET = Budget(rollouts=8, cpu_ms=None)
+EXPERT_BUDGET = Budget(rollouts=8, cpu_ms=None, draws=8)
 
 
 def seat_counts(preset: str) -> list[int]:

@@ -24,7 +24,7 @@ from tests.rule_helpers import c, opts
 from tests.unit.test_bots import reshuffle_hidden
 
 #: a small search budget: tests stay quick and exactly reproducible (no CPU cap)
-SMALL = Budget(rollouts=12, cpu_ms=None)
+SMALL = Budget(rollouts=12, cpu_ms=None, draws=8)
 
 
 def played(preset: str, seed: int, moves: int):

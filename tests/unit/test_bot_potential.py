@@ -49,3 +49,40 @@ def test_only_public_information_and_exact_replay() -> None:
     assert a.draws == b.draws == Potential(state, seat, samples=12, horizon=4).draws
     hidden = {x for i, st in enumerate(state.seats) if i != seat for x in st.hand} | set(state.stock)
     assert all(x in hidden for d in a.draws for x in d)
+
+
+def test_draws_dealt_from_the_belief_never_hold_a_card_known_to_be_in_another_hand() -> None:
+    from hand_bot.belief import Belief
+    from hand_bot.history import public_history
+    from tests.unit.test_bot_expert import played, seen_by
+
+    checked = 0
+    for seed in range(1, 40):
+        state, log = played("dananeer" if seed % 2 else "eram-hand", seed, 90)
+        me = state.turn.seat
+        history = public_history(seen_by(log, me))
+        belief = Belief.of(state, me, history)
+        certain = belief.certain()
+        if not certain:
+            continue
+        pot = Potential(state, me, samples=40, horizon=5, belief=belief)
+        assert all(not certain & set(d) for d in pot.draws)
+        assert all(x in state.stock or any(x in s.hand for i, s in enumerate(state.seats) if i != me)
+                   for d in pot.draws for x in d)
+        checked += 1
+    assert checked >= 3
+
+
+def test_a_spent_cpu_deadline_still_weighs_two_samples_and_picks_a_legal_discard() -> None:
+    from hand_bot.hand_eval import DiscardWeights, discard_scores
+    from hand_bot.knowledge import Knowledge
+    from hand_bot.potential import PotentialStyle, best_discard
+
+    state = mid_game("hand", seed=8, moves=40)
+    while state.turn.phase != "play":
+        state = mid_game("hand", seed=8, moves=41)
+    me = state.turn.seat
+    legal = discard_scores(state, Knowledge.of(state, me), DiscardWeights(outs=True, danger=14.0))
+    ps = PotentialStyle()
+    card = best_discard(state, me, legal, ps, 0.25, deadline=0.0)
+    assert card in [x for _, x, _ in legal[: ps.k]]
