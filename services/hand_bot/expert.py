@@ -60,7 +60,7 @@ class Budget:
 #: the expert level's default budget (docs/bots.md: p99 per decision ≤ 250 ms). The rollout
 #: cap binds first on this machine (~24 × 5 ms), so decisions replay exactly; the CPU cap is
 #: only a safety net for a slow host (a decision it stops does not replay exactly).
-DEFAULT_BUDGET = Budget(rollouts=16, cpu_ms=400.0, draws=32)
+DEFAULT_BUDGET = Budget(rollouts=16, cpu_ms=400.0, draws=64)
 
 
 @dataclass

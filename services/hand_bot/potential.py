@@ -31,11 +31,13 @@ from dataclasses import dataclass
 
 from hand_engine import hand_total, hand_value, is_joker
 from hand_engine import threshold
+from hand_engine import Candidate, candidates
 from hand_engine import RoundState
 
 from .belief import Belief, visible
 from .hand_eval import Partition, by_cover, left_after
 from .knowledge import fits_table, pair_completions
+from .lookahead import BestPartition
 
 #: how much a turn sooner is worth, as a share of the round's remaining stake
 DECAY = 0.8
@@ -74,15 +76,16 @@ def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, f
     rests = [tuple(c for c in hand if c != card) for _, card, _ in top]
     worth = [0.0] * len(top)
     done = 0
+    drops = [hand.index(card) for _, card, _ in top]
     for draws in pot.iter_draws():
         if deadline is not None and done >= 2 and time.thread_time() > deadline:
             break
-        for i, rest in enumerate(rests):
-            if opened:
-                p_out, held = pot.open_one(rest, draws)
+        if opened:
+            for i, (p_out, held) in enumerate(pot.open_many(hand, drops, draws)):
                 worth[i] += ps.out_worth * p_out - held
-            else:
-                worth[i] += ps.open_worth * pot.closed_one(rest, draws, ps.progress)
+        else:
+            for i, p in enumerate(pot.closed_many(hand, drops, draws, ps.progress)):
+                worth[i] += ps.open_worth * p
         done += 1
     values = [w / max(1, done) for w in worth]
     if opened and ps.hazard:
@@ -166,6 +169,62 @@ class Potential:
         keep = sorted(left, key=lambda c: hand_total((c,), j))[: max(0, len(left) - len(draws))]
         return 0.0, float(hand_total(keep, j))
 
+    # ------------------------------------------------------------ every discard at once
+    def closed_many(self, hand: tuple[int, ...], drops: Sequence[int], draws: tuple[int, ...],
+                    progress: float = 0.0) -> list[float]:
+        """``closed_one`` of ``hand`` without ``hand[i]``, for each ``i`` of ``drops``: the melds
+        of the whole hand and the draws are found once, each discard masks its card out."""
+        if self.played:
+            return [self.closed_one(_without(hand, i), draws, progress) for i in drops]
+        res: list[float | None] = [None] * len(drops)
+        last = [0] * len(drops)
+        for t in range(1, len(draws) + 1):
+            cards = (*hand, *draws[:t])
+            best = BestPartition(candidates(cards, self.o))
+            full = (1 << len(cards)) - 1
+            for k, i in enumerate(drops):
+                if res[k] is None:
+                    last[k] = best(full & ~(1 << i))[0]
+                    if last[k] >= self.thr:
+                        res[k] = DECAY ** (t - 1)
+            if all(r is not None for r in res):
+                break
+        return [r if r is not None else progress * (v / self.thr) ** 2 for r, v in zip(res, last)]
+
+    def open_many(self, hand: tuple[int, ...], drops: Sequence[int], draws: tuple[int, ...]
+                  ) -> list[tuple[float, float]]:
+        """``open_one`` of ``hand`` without ``hand[i]``, for each ``i`` of ``drops`` (as above)."""
+        if self.played:
+            return [self.open_one(_without(hand, i), draws) for i in drops]
+        j = self.o.joker_in_hand
+        res: list[tuple[float, float] | None] = [None] * len(drops)
+        lefts: list[list[int]] = [[] for _ in drops]
+        for t in range(1, len(draws) + 1):
+            cards = (*hand, *draws[:t])
+            best = BestPartition([Candidate(c.cards, c.declare, by_cover(c), c.mask)
+                                  for c in candidates(cards, self.o)])
+            full = (1 << len(cards)) - 1
+            for k, i in enumerate(drops):
+                if res[k] is not None:
+                    continue
+                used = 0
+                for m in best(full & ~(1 << i))[1]:
+                    used |= m.mask
+                left = [c for b, c in enumerate(cards)
+                        if b != i and not used >> b & 1 and (is_joker(c) or not self._fit(c))]
+                if len(left) <= t:
+                    res[k] = (DECAY ** (t - 1), 0.0)
+                lefts[k] = left
+            if all(r is not None for r in res):
+                break
+        out = []
+        for r, left in zip(res, lefts):
+            if r is None:
+                keep = sorted(left, key=lambda c: hand_total((c,), j))[: max(0, len(left) - len(draws))]
+                r = (0.0, float(hand_total(keep, j)))
+            out.append(r)
+        return out
+
     # ------------------------------------------------------------ turn by turn
     def _throw(self, hand: list[int], combo, keep_high: bool) -> int:
         """The card a plain player throws: outside the melds, the fewest partners in the
@@ -204,3 +263,7 @@ class Potential:
                 return DECAY ** (t - 1), 0.0
             hand.remove(self._throw(hand, (), keep_high=False))
         return 0.0, float(hand_total(hand, self.o.joker_in_hand))
+
+
+def _without(hand: tuple[int, ...], i: int) -> tuple[int, ...]:
+    return hand[:i] + hand[i + 1:]
