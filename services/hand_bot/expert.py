@@ -1,28 +1,31 @@
-"""The expert bot: determinized search (perfect-information Monte Carlo) over
-the hidden cards, with the strong planner as candidate generator, rollout
-policy and (through ``rollout.estimate``) leaf evaluator.
+"""The expert bot: its own planner (strong's, with discards weighed by the
+hand's potential over draws dealt from its belief: ``potential.py``), and
+determinized search (perfect-information Monte Carlo) over the hidden cards
+for the decisions the potential does not weigh, with the strong planner as
+rollout policy and (through ``rollout.estimate``) leaf evaluator.
 
 A decision:
 
-1. candidates: the strong plan first, then a few alternatives a strong
-   player would weigh — in the draw phase the other draw (take the pile top
-   and plan the turn with it / draw from the stock); in the play phase
-   middle's plan (open at once instead of holding for a Hand) and the same
-   moves ending in each of the next cheapest discards;
+1. candidates: the expert planner's plan (``BASE``) first, then a few
+   alternatives a strong player would weigh — in the draw phase the other
+   draw (take the pile top and plan the turn with it / draw from the stock);
+   in the play phase middle's plan (open at once instead of holding for a
+   Hand) and strong's plan (its one-draw lookahead's discard);
 2. samples: hidden hands and stock dealt from the belief (``belief.Belief``:
    public counts, cards known to be held, takes, passes and discards of the
    round's history), one ``random.Random`` seeded by the decision's seed;
 3. every candidate is played out on every sample (the same samples for all
    candidates: common random numbers) by ``rollout.rollout``;
-4. an alternative replaces the strong plan only if its mean paired gain over
-   it exceeds ``MARGIN`` points and ``SE_FACTOR`` standard errors; else the strong plan.
+4. an alternative replaces the base plan only if its mean paired gain over
+   it exceeds ``MARGIN`` points and ``SE_FACTOR`` standard errors; else the base plan.
 
-Budget (``Budget``, per level): rollouts and CPU milliseconds of the
-deciding thread; whole samples are added while both allow one more (the
-next sample's cost estimated by the mean so far), at least two. A decision
-depends only on (perspective, history, seed) when the rollout cap ends the
-search, so it replays exactly; the CPU cap bounds latency (a search it ends
-depends on the machine's speed; docs/bots.md).
+Budget (``Budget``, per level): the potential's samples (``draws``), rollouts
+and CPU milliseconds of the deciding thread. The potential may use
+``POTENTIAL_SHARE`` of the CPU budget; whole rollout samples are then added
+while both caps allow one more (the next sample's cost estimated by the mean
+so far), at least two. A decision depends only on (perspective, history,
+seed) when the count caps end it, so it replays exactly; the CPU cap bounds
+latency (a search it ends depends on the machine's speed; docs/bots.md).
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from .history import History
 from .planner import Planner
 from .rollout import rollout
 
-#: points an alternative must gain on average over the strong plan
+#: points an alternative must gain on average over the base plan
 MARGIN = 2.0
 #: standard errors of the paired gain an alternative must clear
 SE_FACTOR = 1.5
@@ -48,6 +51,8 @@ SE_FACTOR = 1.5
 BASE = "expert"
 #: share of the CPU budget the base plan's potential may use before the rollouts
 POTENTIAL_SHARE = 0.6
+#: weigh strong's plan (its one-draw lookahead's discard) beside the base plan in the play phase
+STRONG_ALTERNATIVE = True
 
 
 @dataclass(frozen=True)
@@ -68,7 +73,7 @@ class SearchResult:
     plan: list[Action]
     candidates: int
     samples: int
-    gains: list[float]  # mean paired gain of each candidate over the strong plan
+    gains: list[float]  # mean paired gain of each candidate over the base plan
 
 
 def _try(state: RoundState, action: Action) -> RoundState | None:
@@ -117,7 +122,8 @@ def candidates(state: RoundState, history: History | None = None, draws: int | N
                 out.append(take)
     else:
         out.append(Planner(state, "middle").plan(state))  # opens at once where the base holds
-        out.append(Planner(state, "strong").plan(state))  # the one-draw lookahead's discard
+        if STRONG_ALTERNATIVE:
+            out.append(Planner(state, "strong").plan(state))  # the one-draw lookahead's discard
     unique: list[list[Action]] = []
     for c in out:
         if c and c not in unique and _replay(state, c) is not None:
