@@ -152,3 +152,18 @@ def test_a_position_with_a_single_candidate_is_not_searched() -> None:
     s = build(opts(), ["KS QS 7H 7D 2C", "2H 3C#2 8H 9H KD"])  # an empty pile: only the stock
     res = search(s, 1, None, SMALL)
     assert (res.candidates, res.samples, res.plan) == (1, 0, [DrawStock()])
+
+
+def test_expert_starts_from_its_own_planner_and_weighs_strong_and_middle_in_the_play_phase() -> None:
+    from hand_bot.planner import Planner
+
+    for seed in (3, 4, 5, 6):
+        state, log = played("hand", seed, 50)
+        while state.turn.phase != "play":
+            state = apply(state, state.turn.seat, DrawStock())[0]
+        seat = state.turn.seat
+        h = public_history(seen_by(log, seat))
+        cands = candidates(state, h, 8)
+        assert cands[0] == Planner(state, "expert", h, 8).plan(state)
+        for level in ("strong", "middle"):
+            assert Planner(state, level).plan(state) in cands
