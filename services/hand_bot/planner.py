@@ -15,7 +15,10 @@ seat's own moves never depends on hidden cards). A turn:
 
 Middle differs from strong by having no lookahead: pairs are not weighed by
 the unseen cards that complete them, discards ignore the next seat, takes
-need an immediate use, and it never holds melds for a Hand.
+need an immediate use, and it never holds melds for a Hand. The expert's
+style is strong's with the discard weighed by the hand's potential over the
+next draws (``potential.best_discard``, dealt from the belief when the
+planner is given the round's history).
 """
 
 from __future__ import annotations
@@ -38,9 +41,9 @@ from .hand_eval import (
     shed_weight, used_mask,
 )
 from .hand_finish import should_hold
+from .history import History
 from .knowledge import Knowledge, fits_table, pair_outs, related
 from .lookahead import TOP_K, Lookahead, end_hazard
-from .history import History
 from .potential import PotentialStyle, best_discard
 
 #: weight of the static discard cost beside the lookahead's worth

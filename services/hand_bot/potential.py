@@ -29,14 +29,14 @@ import zlib
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
-from hand_engine import hand_total, hand_value, is_joker
+from hand_engine import hand_total, is_joker
 from hand_engine import threshold
 from hand_engine import Candidate, candidates
 from hand_engine import RoundState
 
 from .belief import Belief, visible
 from .hand_eval import Partition, by_cover, left_after
-from .knowledge import fits_table, pair_completions
+from .knowledge import fits_table
 from .lookahead import BestPartition
 
 #: how much a turn sooner is worth, as a share of the round's remaining stake
@@ -55,7 +55,6 @@ class PotentialStyle:
     open_worth: float = 200.0  # points of a sure opening next turn (closed)
     out_worth: float = 50.0  # points of a sure going out next turn (open)
     progress: float = 0.0  # closed: credit for meld value short of the threshold
-    played: bool = False  # throw a card each simulated turn (no hindsight)
     in_open: bool = True  # weigh the discard this way once open too (else the lookahead)
     hazard: bool = False  # open: weigh the points held now by the chance an opponent goes out first
 
@@ -69,7 +68,7 @@ def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, f
     Samples are added one at a time for every card (common random numbers) until
     ``samples`` or, past two, the deciding thread's CPU clock reaching ``deadline``.
     ``hazard``: the chance an opponent goes out before the seat's next turn."""
-    pot = Potential(state, me, samples or (MAX_SAMPLES if deadline else ps.samples), ps.horizon, belief, ps.played)
+    pot = Potential(state, me, samples or (MAX_SAMPLES if deadline else ps.samples), ps.horizon, belief)
     hand = state.seats[me].hand
     opened = state.seats[me].opened
     top = list(legal[: ps.k])
@@ -97,9 +96,8 @@ def best_discard(state: RoundState, me: int, legal: Sequence[tuple[float, int, f
 
 class Potential:
     def __init__(self, state: RoundState, me: int, samples: int, horizon: int,
-                 belief: Belief | None = None, played: bool = False) -> None:
+                 belief: Belief | None = None) -> None:
         self.state, self.me = state, me
-        self.played = played
         self.o = state.options
         self.thr = threshold(state)
         seen = visible(state, me)
@@ -146,8 +144,6 @@ class Potential:
         return sum(p for p, _ in per) / len(per), sum(h for _, h in per) / len(per)
 
     def closed_one(self, rest: tuple[int, ...], draws: tuple[int, ...], progress: float = 0.0) -> float:
-        if self.played:
-            return self._closed_played(rest, draws)
         value = 0
         for t in range(1, len(draws) + 1):
             value = Partition.of((*rest, *draws[:t]), self.o).value()
@@ -156,8 +152,6 @@ class Potential:
         return progress * (value / self.thr) ** 2
 
     def open_one(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> tuple[float, float]:
-        if self.played:
-            return self._open_played(rest, draws)
         j = self.o.joker_in_hand
         left: tuple[int, ...] = ()
         for t in range(1, len(draws) + 1):
@@ -174,8 +168,6 @@ class Potential:
                     progress: float = 0.0) -> list[float]:
         """``closed_one`` of ``hand`` without ``hand[i]``, for each ``i`` of ``drops``: the melds
         of the whole hand and the draws are found once, each discard masks its card out."""
-        if self.played:
-            return [self.closed_one(_without(hand, i), draws, progress) for i in drops]
         res: list[float | None] = [None] * len(drops)
         last = [0] * len(drops)
         for t in range(1, len(draws) + 1):
@@ -194,8 +186,6 @@ class Potential:
     def open_many(self, hand: tuple[int, ...], drops: Sequence[int], draws: tuple[int, ...]
                   ) -> list[tuple[float, float]]:
         """``open_one`` of ``hand`` without ``hand[i]``, for each ``i`` of ``drops`` (as above)."""
-        if self.played:
-            return [self.open_one(_without(hand, i), draws) for i in drops]
         j = self.o.joker_in_hand
         res: list[tuple[float, float] | None] = [None] * len(drops)
         lefts: list[list[int]] = [[] for _ in drops]
@@ -225,45 +215,3 @@ class Potential:
             out.append(r)
         return out
 
-    # ------------------------------------------------------------ turn by turn
-    def _throw(self, hand: list[int], combo, keep_high: bool) -> int:
-        """The card a plain player throws: outside the melds, the fewest partners in the
-        hand, then the lowest (closed: high cards reach the threshold) or highest value."""
-        j = self.o.joker_in_hand
-        used = {c for m in combo for c in m.cards}
-        loose = [c for c in hand if c not in used and not is_joker(c)]
-        pool = loose or [c for c in hand if not is_joker(c)] or hand
-
-        def key(c: int) -> tuple[int, int]:
-            partners = sum(1 for x in hand if x != c and not is_joker(x) and pair_completions(c, x))
-            value = hand_value(c, j)
-            return partners, value if keep_high else -value
-
-        return min(pool, key=key)
-
-    def _closed_played(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> float:
-        """Draw, and throw a card each turn, until the melds reach the threshold."""
-        hand = list(rest)
-        for t, x in enumerate(draws, start=1):
-            hand.append(x)
-            value, combo = Partition.of(hand, self.o).best()
-            if value >= self.thr:
-                return DECAY ** (t - 1)
-            hand.remove(self._throw(hand, combo, keep_high=True))
-        return 0.0
-
-    def _open_played(self, rest: tuple[int, ...], draws: tuple[int, ...]) -> tuple[float, float]:
-        """Draw, lay what melds or fits, throw a card, until the hand is empty."""
-        hand = list(rest)
-        for t, x in enumerate(draws, start=1):
-            hand.append(x)
-            _, combo = Partition.of(hand, self.o).best(by_cover)
-            hand = [c for c in left_after(hand, combo) if is_joker(c) or not self._fit(c)]
-            if len(hand) <= 1:
-                return DECAY ** (t - 1), 0.0
-            hand.remove(self._throw(hand, (), keep_high=False))
-        return 0.0, float(hand_total(hand, self.o.joker_in_hand))
-
-
-def _without(hand: tuple[int, ...], i: int) -> tuple[int, ...]:
-    return hand[:i] + hand[i + 1:]

@@ -1,0 +1,31 @@
+"""bench/screen_styles.py: variants parse onto strong's style; strong against itself is 50 %."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+
+import screen_styles  # noqa: E402
+
+from hand_bot.planner import STYLES  # noqa: E402
+from hand_bot.potential import PotentialStyle  # noqa: E402
+
+
+def test_a_variant_sets_style_and_potential_fields_over_strong() -> None:
+    name, style = screen_styles.variant("v=danger:30,potential.samples:8,potential.in_open:false")
+    assert name == "v" and style.danger == 30 and style.outs == STYLES["strong"].outs
+    assert style.potential == PotentialStyle(samples=8, in_open=False)
+
+
+def test_strong_against_itself_is_the_exact_baseline_and_a_variant_plays_legally() -> None:
+    before = set(STYLES)
+    try:
+        rows = screen_styles.main(["same=", "pot=potential.samples:4,potential.horizon:2",
+                                   "--deals", "2", "--workers", "0"])
+    finally:
+        for name in set(STYLES) - before:
+            del STYLES[name]
+    assert rows[0]["won"][0] == 0.5 and rows[0]["diff"][0] == 0.0
+    assert 0.0 <= rows[1]["won"][0] <= 1.0
