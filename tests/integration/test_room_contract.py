@@ -140,14 +140,7 @@ async def test_malformed_requests_name_the_field_and_change_nothing(stack):
 async def test_a_refused_action_id_does_not_poison_a_later_legal_move(stack):
     """Bug: a legal draw sent with the id of a refused discard got the old refusal back."""
     stub = stack.stub
-    room_id, players = await started_room(stub)
-    w = Watcher(stub, room_id, players[0].token)
-    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
-    by_seat = {p.seat: p for p in players}
-    starter = w.latest.view.turn.seat
-    mover = by_seat[starter]
-    watcher = Watcher(stub, room_id, mover.token)
-    await wait_for(lambda: watcher.latest is not None and watcher.latest.HasField("view"))
+    _, w, mover, watcher = await the_mover(stub)
     hand = list(watcher.latest.view.hand)
     # the starter's opening turn is a discard only: a draw is refused (OPENING_DISCARD_ONLY) ...
     code, detail = await refusal(mover.act(DRAW, action_id="id-1"))
@@ -275,15 +268,22 @@ async def _read(settings, topic: str, room_id: str, want: int) -> dict[int, room
     return seen
 
 
-async def a_move_ready(stub):
-    """A started 2-seat room, a stream for seat 0 and for the seat to move, that seat's
-    discard, and the room's next seq once the streams' own presence events have settled."""
+async def the_mover(stub):
+    """A started 2-seat room with a stream for seat 0 and one for the seat to move:
+    (room id, seat 0's watcher, the mover, the mover's watcher), both views arrived."""
     room_id, players = await started_room(stub)
     w = Watcher(stub, room_id, players[0].token)
     await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
     mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
     seat_w = Watcher(stub, room_id, mover.token)
     await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
+    return room_id, w, mover, seat_w
+
+
+async def a_move_ready(stub):
+    """``the_mover``, that seat's discard, and the room's next seq once the streams' own
+    presence events have settled."""
+    room_id, w, mover, seat_w = await the_mover(stub)
     discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
     before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
     while before != last:
@@ -416,12 +416,7 @@ async def test_a_private_room_is_joined_by_its_code_only_and_card_params_are_car
     spectator_view = (await stub.GetRoom(pb.GetRoomRequest(room_id=created.room.room_id))).room
     assert spectator_view.join_code == ""
     # a refusal naming a card names it in card text, whatever path it took (in-process owner here)
-    room_id, players = await started_room(stub)
-    w = Watcher(stub, room_id, players[0].token)
-    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
-    mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
-    mine = Watcher(stub, room_id, mover.token)
-    await wait_for(lambda: mine.latest is not None and mine.latest.HasField("view"))
+    _, w, mover, mine = await the_mover(stub)
     missing = next(c for c in range(1, 105) if c not in set(mine.latest.view.hand))
     code, detail = await refusal(mover.act(actions_pb2.Action(discard=actions_pb2.Discard(card=missing))))
     assert name(detail) == "CARD_NOT_IN_HAND"
