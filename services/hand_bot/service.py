@@ -65,7 +65,7 @@ def answer(req: BotAsk) -> Command:
     """The ``bot_turn`` command answering bot request ``req`` (pure)."""
     actions = choose_moves(req.perspective, req.level, request_seed(req), history=req.history or None)
     return Command(req.room_id, BotTurn(seat=req.seat, round_no=req.round_no, turn_no=req.turn_no,
-                                        actions=tuple(actions)))
+                                        actions=tuple(actions), asked_seq=req.seq))
 
 
 class BotService:

@@ -174,7 +174,8 @@ def test_every_kind_of_event_and_command_round_trips_through_its_wire_form() -> 
         assert decode(encode(rec)) == rec
     options = resolve("hand")
     for body in [CreateRoom("C", True, "hand", options, 4, 30, "n", "p", "h"), JoinRoom("a", "p", "h", 2),
-                 Act(DrawStock(), 7), StartMatch(3), Presence(False, 1.5), TurnTimeout(1, 2, 3)]:
+                 Act(DrawStock(), 7), StartMatch(3), Presence(False, 1.5), TurnTimeout(1, 2, 3),
+                 BotTurn(1, 2, 3, (DrawStock(),), asked_seq=41), BotTurn(1, 2, 3, ())]:
         cmd = Command("r1", body, seat=1, action_id="a")
         assert decode_command(encode_command(cmd)) == cmd
 
@@ -208,3 +209,43 @@ def test_a_seat_goes_away_after_repeated_timeouts() -> None:
         state = r.room.round
         r.run(TurnTimeout(state.round_no, state.turn_no, away_after=2))
     assert any(isinstance(e, SeatAway) and e.reason == "timeouts" for e in r.of(SeatAway))
+
+
+def _bots_only(preset: str = "hand") -> Room:
+    r = Room()
+    r.run(CreateRoom("ABCDEF", False, preset, resolve(preset, {"rounds": 1}), 2, 30, "host", "p0", "h0"))
+    r.run(FillWithBots("middle"), seat=0)
+    r.run(StartMatch(seed=7), seat=0)
+    r.run(LeaveRoom(), seat=0)
+    state = r.room.round  # the first turn (15 cards: a discard, no draw) as the bot plays it
+    r.run(BotTurn(state.turn.seat, state.round_no, state.turn_no, tuple(auto_turn(state)), asked_seq=r.room.seq))
+    return r
+
+
+def test_a_bot_answer_delivered_twice_is_applied_once() -> None:
+    """The broker may deliver a bot's answer twice (no idempotent producer; the owner also
+    asks again after a failure): the copy is stale, not a refused move the timer replays."""
+    r = _bots_only()
+    state = r.room.round
+    seat, asked = state.turn.seat, r.room.seq
+    answer = BotTurn(seat, state.round_no, state.turn_no, (DrawStock(),), asked_seq=asked)
+    r.run(answer)
+    after = len(r.events)
+    moves = len(r.of(MoveMade))
+    assert {m.origin for m in r.of(MoveMade)} == {"bot"}
+    assert r.run(answer).events == [] and len(r.events) == after
+    # the answer to the next ask, in the same turn, plays on
+    state = r.room.round
+    r.run(BotTurn(seat, state.round_no, state.turn_no, tuple(auto_turn(state)), asked_seq=r.room.seq))
+    assert {m.origin for m in r.of(MoveMade)} == {"bot"} and r.room.round.turn.seat != seat
+
+
+def test_a_bot_answer_survives_events_that_do_not_move_the_round() -> None:
+    """Only a move makes an answer stale: a seat's presence in between does not."""
+    r = _bots_only()
+    state = r.room.round
+    seat, asked = state.turn.seat, r.room.seq
+    r.run(Presence(connected=False, at=1.0), seat=0)  # the host's old stream closing: no move
+    moves = len(r.of(MoveMade))
+    r.run(BotTurn(seat, state.round_no, state.turn_no, (DrawStock(),), asked_seq=asked))
+    assert len(r.of(MoveMade)) == moves + 1 and {m.origin for m in r.of(MoveMade)} == {"bot"}

@@ -40,7 +40,8 @@ def _body(b) -> tuple[str, object]:
                                                          away_after=b.away_after)
         case BotTurn():
             return "bot_turn", pb.BotTurnCommand(bot_seat=b.seat, round_no=b.round_no, turn_no=b.turn_no,
-                                                 actions=[action_to_proto(a) for a in b.actions])
+                                                 actions=[action_to_proto(a) for a in b.actions],
+                                                 asked_seq=b.asked_seq)
         case Presence():
             return "presence", pb.PresenceCommand(connected=b.connected, at=_ts(b.at))
     raise TypeError(f"not a room command: {b!r}")
@@ -82,7 +83,8 @@ def _from(member: str, b):
             return TurnTimeout(round_no=b.round_no, turn_no=b.turn_no, away_after=b.away_after)
         case "bot_turn":
             return BotTurn(seat=b.bot_seat, round_no=b.round_no, turn_no=b.turn_no,
-                           actions=tuple(action_from_proto(a) for a in b.actions))
+                           actions=tuple(action_from_proto(a) for a in b.actions),
+                           asked_seq=_opt(b, "asked_seq"))
         case "presence":
             return Presence(connected=b.connected, at=_secs(b.at))
     raise ValueError(f"room command without a body (oneof {member!r})")

@@ -76,6 +76,7 @@ class BotTurn:
     round_no: int
     turn_no: int
     actions: tuple[Action, ...]
+    asked_seq: int | None = None  # BotRequest.seq: stale once a move came after it
 
 
 @dataclass(frozen=True)

@@ -167,8 +167,8 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
     elif isinstance(body, BotTurn):
         seat = body.seat
         if not _current(room, body.round_no, body.turn_no) or not room.bot_controls(seat) \
-                or room.round.turn.seat != seat:
-            return d  # answered too late, or the player took the seat back
+                or room.round.turn.seat != seat or _answered_before_a_move(room, body):
+            return d  # answered too late, twice, or the player took the seat back
         await _bot_turn(d, rules, seat, body.actions)
     elif isinstance(body, Presence):
         seat = _seat_of(room, cmd)
@@ -183,6 +183,11 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
     else:
         raise RoomError("INVALID_ARGUMENT", "unknown command", field="command")
     return d
+
+
+def _answered_before_a_move(room: Room, body: BotTurn) -> bool:
+    """A move came after the ask this answers (its copy, or an older ask's answer)."""
+    return body.asked_seq is not None and room.moved_seq >= body.asked_seq
 
 
 async def _bot_turn(d: Decision, rules: RulesPort, seat: int, actions: tuple[Action, ...]) -> None:

@@ -94,14 +94,14 @@ def _(ev: RoundDealt, room, at, after, seq):
         raise ValueError("round_dealt without its deck cannot be folded")
     state, _ = start_round(room.options, room.n, seed=room.match.seed, dealer=ev.dealer,
                            deck=ev.deck, round_no=ev.round_no)
-    return replace(room, round=state, turn_started_at=at, round_seq=seq)
+    return replace(room, round=state, turn_started_at=at, round_seq=seq, moved_seq=seq)
 
 
 @_apply.register
 def _(ev: MoveMade, room, at, after, seq):
     before = room.round
     state = after if after is not None else apply(before, ev.seat, ev.action)[0]
-    room = replace(room, round=state)
+    room = replace(room, round=state, moved_seq=seq)
     if ev.origin == "player" and room.seats[ev.seat].kind == "human":
         room = _seat(room, ev.seat, timeouts=0)
     if state.turn.seat != before.turn.seat or state.turn_no != before.turn_no:

@@ -40,6 +40,7 @@ class Room:
     round: RoundState | None = None
     seq: int = 0  # the seq the next event takes
     round_seq: int = 0  # the seq of the current round's round_dealt
+    moved_seq: int = -1  # the seq of the latest event that changed the round (deal or move)
     turn_started_at: float = 0.0  # when the current turn started (event time)
     created_at: float = 0.0
     left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
