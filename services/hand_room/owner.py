@@ -237,9 +237,14 @@ class RoomOwner(TurnKeeping):
                                                   retry_after_ms=200))
 
     async def _refuse_all(self, by_room: dict[str, list[Command]], exc: RoomError) -> None:
-        for cmds in by_room.values():
+        """Refuse commands nothing could be saved for. A client retries its own; a bot's
+        answer or a timer's has nobody to retry it, so the room's turn is armed again."""
+        for room_id, cmds in by_room.items():
             for cmd in cmds:
                 await self._reply(cmd, self._refusal(cmd, exc))
+            room = self.repo.cached(room_id)
+            if room is not None and self.owns(room_id):
+                self._rearm_soon(room)
 
     async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         """One pass; returns the commands of the rooms to redo (their head moved). Passes run

@@ -9,6 +9,8 @@ import time
 
 import structlog
 
+from hand_infra.sqlstore import log_failure
+
 from .domain import MoveMade, Room, RoundDealt, decode
 from .domain.command_codec import encode_command
 from .domain.commands import Command, TurnTimeout
@@ -16,6 +18,9 @@ from .kafka_messages import bot_request
 from .partitions import partition_of
 
 log = structlog.get_logger("hand_room.owner")
+
+#: after a bot request could not be sent, how long before it is sent again
+ASK_AGAIN_S = 1.0
 
 
 class TurnKeeping:
@@ -69,8 +74,12 @@ class TurnKeeping:
             value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
                                 room.seq, history)
             await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
-        except Exception:
-            log.exception("bot_request_failed", room_id=room.room_id, seat=seat)
+        except Exception as exc:  # the store or the broker away: ask again soon, or the turn waits for its timer
+            log_failure(log, "bot_request_failed", exc, room_id=room.room_id, seat=seat)
+            asked = self._bot_asked.get(room.room_id)
+            if asked is not None and asked[-1] == room.seq:  # still the room's latest ask
+                del self._bot_asked[room.room_id]
+            asyncio.get_running_loop().call_later(ASK_AGAIN_S, self._ask_again, room)
 
     async def _round_history(self, room: Room) -> list:
         """The current round's engine events, from its deal on (the store's tail)."""

@@ -36,7 +36,7 @@ async def stack(broker, tmp_path: Path, unique: str):
     await bots.start()
     channel = grpc.aio.insecure_channel(server.target)
     try:
-        yield SimpleNamespace(stub=pb_grpc.RoomServiceStub(channel), store=server.store, bots=bots)
+        yield SimpleNamespace(stub=pb_grpc.RoomServiceStub(channel), store=server.store, bots=bots, server=server)
     finally:
         await channel.close()
         await bots.stop()
@@ -81,6 +81,61 @@ async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, p
     finally:
         await spectator.close()
 
+
+
+async def _bots_play_to_the_end(stack, preset: str = "hand") -> set[str]:
+    """A one-round bots-only match with 60 s turns, played to its end: its moves' origins."""
+    stub = stack.stub
+    created, players = await create_room(stub, preset, seats=4, rounds=1, turn_seconds=60)
+    room_id, token = created.room.room_id, players[0].token
+    await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=room_pb2.BOT_LEVEL_MIDDLE))
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=21))
+    await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
+
+    async def finished() -> bool:
+        room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+        return room.status == room_pb2.ROOM_STATUS_FINISHED
+
+    await wait_for(finished, timeout=40, interval=0.2)  # well before a 60 s turn could expire
+    return {r.event.origin for r in (decode(e.payload) for e in await stack.store.load(room_id))
+            if isinstance(r.event, MoveMade)}
+
+
+async def test_a_bot_answer_the_store_failed_to_save_is_asked_for_again(stack) -> None:
+    """The store fails the batch holding a bot's answer (the answer is refused, and no
+    client retries a bot's command): the owner asks the bot again instead of leaving the
+    turn to its 60 s timer."""
+    store, real = stack.store, stack.store.append_batch
+    moves_saved, failed = [0], []
+
+    async def flaky(items):
+        moves = sum(kind == "move_made" for _, _, evs, _ in items for kind, _ in evs)
+        if moves and moves_saved[0] >= 5 and not failed:
+            failed.append(items)
+            raise OSError("disk I/O error")
+        out = await real(items)
+        moves_saved[0] += moves
+        return out
+
+    store.append_batch = flaky
+    origins = await _bots_play_to_the_end(stack)
+    assert failed and origins == {"bot"}, origins
+
+
+async def test_a_bot_request_that_could_not_be_sent_is_sent_again(stack) -> None:
+    """The ask itself fails (reading the round's history from the store): asked again."""
+    owner, failed = stack.server.owner, []
+    real = owner._round_history
+
+    async def flaky(room):
+        if room.round.turn_no >= 3 and not failed:
+            failed.append(room.seq)
+            raise OSError("database is locked")
+        return await real(room)
+
+    owner._round_history = flaky
+    origins = await _bots_play_to_the_end(stack)
+    assert failed and origins == {"bot"}, origins
 
 def test_python_m_hand_bot_serves_health_while_consuming_and_stops_on_sigterm(broker, tmp_path: Path,
                                                                             unique: str) -> None:
