@@ -136,6 +136,11 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_ROOM_HEARTBEAT_MS": EnvVar(
             "200", "heartbeat interval of the room owners (well below the session timeout)"
         ),
+        "HAND_ROOM_STORE_TIMEOUT_S": EnvVar(
+            "1", "seconds the owner waits on the event store for one batch's reads and append "
+                 "before refusing its commands UNAVAILABLE (a crashed database's connections may "
+                 "hang instead of failing)"
+        ),
         "HAND_ROOM_LOCAL_COMMANDS": EnvVar(
             "on", "on: an instance that owns a room decides its commands in-process (no Kafka "
                   "round trip); off: every command goes through hand.room-commands"
@@ -515,6 +520,7 @@ class RoomConfig:
     identity: IdentityConfig = IdentityConfig()
     session_timeout_ms: int = 1000
     heartbeat_ms: int = 200
+    store_timeout_s: float = 1.0
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -532,6 +538,7 @@ class RoomConfig:
             identity=IdentityConfig._read(env),
             session_timeout_ms=env.integer("HAND_ROOM_SESSION_TIMEOUT_MS", 500, 300_000),
             heartbeat_ms=env.integer("HAND_ROOM_HEARTBEAT_MS", 50, 60_000),
+            store_timeout_s=env.number("HAND_ROOM_STORE_TIMEOUT_S", 0.05, 600),
         )
         env.check("room service")
         return config

@@ -89,11 +89,12 @@ class RoomOwner(TurnKeeping):
                  rules: RulesPort, relay: OutboxRelay | None, *, group_id: str = "hand-room-owners",
                  away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
-                 feeds: "Feeds | None" = None) -> None:
+                 feeds: "Feeds | None" = None, store_timeout_s: float = 1.0) -> None:
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
         self.group_id = group_id
         self.away_after = away_after_timeouts
         self.bot_grace_s = bot_grace_s
+        self.store_timeout_s = store_timeout_s  # bounds a batch's reads and append (fail fast)
         t = topics or {}
         self.t_commands = t.get("commands", ROOM_COMMANDS)
         self.t_replies = t.get("replies", ROOM_REPLIES)
@@ -226,6 +227,9 @@ class RoomOwner(TurnKeeping):
                 by_room = await self._process(by_room)
             except Exception as exc:  # a failed transaction: nothing was written; try room by room
                 log_failure(log, "batch_failed", exc, rooms=len(by_room))
+                if isinstance(exc, TimeoutError):  # the append may have landed: read the rooms back
+                    for room_id in by_room:
+                        self.repo.forget(room_id)
                 if len(by_room) == 1 or unreachable(exc):  # the store is down: every room would fail
                     await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE,
                                                               "the room could not be saved", retry_after_ms=1000))
@@ -255,12 +259,12 @@ class RoomOwner(TurnKeeping):
 
     async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
-        prior = await self.store.lookup_actions(keys) if keys else {}
+        prior = await asyncio.wait_for(self.store.lookup_actions(keys), self.store_timeout_s) if keys else {}
         batch = _Batch()
         await asyncio.gather(*(self._plan(r, cmds, prior, batch) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
-        results = await self.store.append_batch(items) if items else []
+        results = await asyncio.wait_for(self.store.append_batch(items), self.store_timeout_s) if items else []
         touched: dict[str, Room] = {}
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id

@@ -83,7 +83,8 @@ class RoomServer:
             self.owner = RoomOwner(self.store, index, owner_kafka, self.rules, self.relay,
                                    group_id=self.config.group_id,
                                    away_after_timeouts=self.config.away_after_timeouts, topics=self.topics,
-                                   repo=self.repo, feeds=self.feeds)
+                                   repo=self.repo, feeds=self.feeds,
+                                   store_timeout_s=self.config.store_timeout_s)
             self.owner.watch = self.watch
             await self.owner.start()
             self.bus = Bus(self.kafka, instance_id=self.instance_id,

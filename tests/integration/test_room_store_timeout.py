@@ -1,0 +1,65 @@
+"""The event store hanging instead of failing (a crashed PostgreSQL's pooled connections
+can hang on backends that have not yet noticed their postmaster died): the owner waits
+``HAND_ROOM_STORE_TIMEOUT_S`` for a batch's append, then refuses it UNAVAILABLE with a
+retry hint. Whether or not the append landed, the client's retry with the same action
+id ends with the move stored exactly once."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+
+from .room_support import make_topics, start_instance, topics_for
+from .test_room_contract import a_move_ready, name, refusal
+
+TIMEOUT_S = 0.3
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["hangs-before-writing", "hangs-after-writing"])
+async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_once(
+        broker, tmp_path: Path, unique: str, landed: bool) -> None:
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
+                                  HAND_ROOM_STORE_TIMEOUT_S=str(TIMEOUT_S))
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
+        store, real, hung = server.store, server.store.append_batch, []
+
+        async def hanging(items):
+            if hung:
+                return await real(items)
+            hung.append(items)
+            if landed:
+                out = await real(items)
+                await asyncio.sleep(30)
+                return out
+            await asyncio.sleep(30)
+
+        store.append_batch = hanging
+        started = time.monotonic()
+        code, detail = await refusal(mover.act(discard, action_id="while-hanging"))
+        took = time.monotonic() - started
+        assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
+        assert int(detail.params["retry_after_ms"]) > 0 and took < TIMEOUT_S + 1.5, took
+        stored = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+        assert stored == (before + 1 if landed else before)
+
+        done = await mover.act(discard, action_id="while-hanging")  # the client's retry, same id
+        assert done.first_seq == before and done.duplicate == landed
+        events = await store.load(room_id)
+        assert [e.seq for e in events] == list(range(len(events)))
+        assert sum(e.kind == "move_made" for e in events) == 1
+        await w.close()
+        await seat_w.close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
