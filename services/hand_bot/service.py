@@ -107,6 +107,16 @@ class BotService:
         return running and time.monotonic() - self.last_poll <= max_silence_s
 
     async def _run(self) -> None:
+        while True:
+            try:
+                await self._poll()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # a commit after a rebalance, the broker away: keep consuming
+                log.warning("bot_poll_failed", error=type(exc).__name__)
+                await asyncio.sleep(0.5)
+
+    async def _poll(self) -> None:
         assert self._consumer is not None and self._producer is not None
         while True:
             batch = await self._consumer.getmany(timeout_ms=200, max_records=200)
@@ -132,5 +142,6 @@ class BotService:
                 return
             await self._producer.send(self.t_commands, key=req.room_id.encode(), value=encode_command(cmd))
             self.decided += 1
-            log.info("bot_turn", level=req.level, actions=len(cmd.body.actions),
+            log.info("bot_turn", level=req.level, actions=len(cmd.body.actions), round_no=req.round_no,
+                     turn_no=req.turn_no, asked_seq=req.seq,
                      ms=round((time.perf_counter() - started) * 1000, 2))

@@ -38,14 +38,21 @@ class RoomRepository:
         elif room is None:
             room = await self._fold(room_id)
         if room is not None:
-            self.put(room)
+            room = self.put(room)
         return room
 
-    def put(self, room: Room) -> None:
+    def put(self, room: Room) -> Room:
+        """Cache ``room`` unless a newer one is cached (a read from the store that ended
+        after the owner cached the room after its append): the cache only moves forward.
+        Returns the room cached."""
+        cached = self._rooms.get(room.room_id)
+        if cached is not None and cached.seq > room.seq:
+            room = cached
         self._rooms[room.room_id] = room
         self._rooms.move_to_end(room.room_id)
         while len(self._rooms) > self.max_rooms:
             self._rooms.popitem(last=False)
+        return room
 
     def forget(self, room_id: str) -> None:
         self._rooms.pop(room_id, None)

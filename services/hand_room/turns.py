@@ -74,6 +74,8 @@ class TurnKeeping:
             value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
                                 room.seq, history)
             await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
+            log.debug("bot_asked", room_id=room.room_id, seat=seat, round_no=room.round.round_no,
+                      turn_no=room.round.turn_no, seq=room.seq)
         except Exception as exc:  # the store or the broker away: ask again soon, or the turn waits for its timer
             log_failure(log, "bot_request_failed", exc, room_id=room.room_id, seat=seat)
             asked = self._bot_asked.get(room.room_id)
