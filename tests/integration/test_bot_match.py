@@ -96,7 +96,7 @@ async def _bots_play_to_the_end(stack, preset: str = "hand") -> set[str]:
         room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
         return room.status == room_pb2.ROOM_STATUS_FINISHED
 
-    await wait_for(finished, timeout=40, interval=0.2)  # well before a 60 s turn could expire
+    await wait_for(finished, timeout=120, interval=0.2)  # a turn left to its 60 s timer shows as a "timer" move
     return {r.event.origin for r in (decode(e.payload) for e in await stack.store.load(room_id))
             if isinstance(r.event, MoveMade)}
 
