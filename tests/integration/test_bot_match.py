@@ -68,12 +68,8 @@ async def test_a_match_of_bots_only_completes_and_its_events_are_stored(stack, p
         moves = [r.event for r in (decode(e.payload) for e in stored) if isinstance(r.event, MoveMade)]
         assert len(moves) > 20
         # every move came from a bot's answer: no refused action, no expired turn
-        origins = {m.origin for m in moves}
-        if level == room_pb2.BOT_LEVEL_EXPERT:
-            # expert's slower turns under a loaded CI machine: the §11 automatic turn may stand in
-            assert "bot" in origins and origins <= {"bot", "timer"}, origins
-        else:
-            assert origins == {"bot"}, origins
+        # (an expert decides within its 230 ms CPU cap; the turns are 60 s: decision 0017)
+        assert {m.origin for m in moves} == {"bot"}, {m.origin for m in moves}
         assert {m.seat for m in moves} == {0, 1, 2, 3}
         assert stack.bots.decided >= len({(m.round_no, m.turn_no) for m in moves})
         final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
