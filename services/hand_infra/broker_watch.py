@@ -61,11 +61,14 @@ def stop_in_background(client) -> None:
 async def retire_consumer(task: asyncio.Task | None, listener, consumer, wait_s: float = 2.0) -> None:
     """Before a consumer is replaced (a reconnect): end its loop, silence its rebalance
     listener (``listener.active = False``) and take it out of its group — at most
-    ``wait_s`` s, then in the background — so it does not sit on partitions."""
+    ``wait_s`` s each, then in the background — so it does not sit on partitions.
+
+    The caller's own cancellation (``BrokerWatch``'s timeout on a recovery callback)
+    goes through: only the retired loop's end is waited for, never swallowed."""
     if task is not None:
         task.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await task
+        task.add_done_callback(lambda t: t.cancelled() or t.exception())  # its error is not news
+        await asyncio.wait({task}, timeout=wait_s)
     if listener is not None:
         listener.active = False
     if consumer is not None:
