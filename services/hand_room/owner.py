@@ -325,17 +325,9 @@ class RoomOwner(TurnKeeping):
                         self._rearm_soon(room)
                     continue
                 if not d.events:
-                    if isinstance(cmd.body, BotTurn):
-                        asked = cmd.body.asked_seq
-                        if i == 0 and room is not None and asked is not None and asked > room.seq:
-                            # asked from a newer room than the cached one: read it back, decide again
-                            # (later commands' stale decisions fail their append and are redone anyway)
-                            log.warning("bot_answer_ahead_of_room", asked_seq=asked, seq=room.seq)
-                            self.repo.forget(room_id)
-                            batch.redo[room_id] = list(cmds)
-                            return
-                        log.info("bot_answer_dropped", turn_no=cmd.body.turn_no, asked_seq=asked,
-                                 seq=room.seq if room is not None else None)  # a later move, or the seat taken back
+                    if isinstance(cmd.body, BotTurn):  # a later move, or the seat taken back
+                        log.info("bot_answer_dropped", turn_no=cmd.body.turn_no, asked_seq=cmd.body.asked_seq,
+                                 seq=room.seq if room is not None else None)
                     await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, seat=d.seat))
                     continue
                 batch.planned.append(_Planned(cmd, room.seq if room is not None else 0, d, key, room))
