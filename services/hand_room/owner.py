@@ -249,6 +249,8 @@ class RoomOwner(TurnKeeping):
             room = self.repo.cached(room_id)
             if room is not None and self.owns(room_id):
                 self._rearm_soon(room)
+            elif self.owns(room_id):  # forgotten after a store timeout: read it back first
+                asyncio.ensure_future(self._rearm_from_store(room_id))
 
     async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         """One pass; returns the commands of the rooms to redo (their head moved). Passes run

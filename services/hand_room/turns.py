@@ -63,6 +63,22 @@ class TurnKeeping:
             self._bot_asked.pop(room.room_id, None)
             asyncio.get_running_loop().call_later(delay, self._ask_again, room)
 
+    async def _rearm_from_store(self, room_id: str, delay: float = ASK_AGAIN_S) -> None:
+        """A room the owner forgot (a store timeout: its append may have landed) whose turn
+        has nobody to retry it: read it back from the store, then arm its turn again; while
+        the store cannot answer, try again, waiting twice as long each time (at most 10 s)."""
+        while self.owns(room_id):
+            await asyncio.sleep(delay)
+            try:
+                room = await asyncio.wait_for(self.repo.get(room_id, fresh=True), self.store_timeout_s)
+            except Exception as exc:
+                log_failure(log, "rearm_read_failed", exc, room_id=room_id)
+                delay = min(2 * delay, 10.0)
+                continue
+            if room is not None and self.owns(room_id):
+                self._rearm_soon(room, delay=0.0)
+            return
+
     def _ask_again(self, room: Room) -> None:
         current = self.repo.cached(room.room_id)
         if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:

@@ -4,6 +4,8 @@ requests — every move made by a bot, none refused, the events in the store."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import signal
 import subprocess
@@ -29,9 +31,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture
 async def stack(broker, tmp_path: Path, unique: str):
+    async with _stack(broker, tmp_path, unique) as s:
+        yield s
+
+
+@contextlib.asynccontextmanager
+async def _stack(broker, tmp_path: Path, unique: str, **env: str):
     topics = topics_for(unique)
     await make_topics(broker, topics)
-    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}", **env)
     bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
     await bots.start()
     channel = grpc.aio.insecure_channel(server.target)
@@ -101,21 +109,30 @@ async def test_a_bot_answer_the_store_failed_to_save_is_asked_for_again(stack) -
     """The store fails the batch holding a bot's answer (the answer is refused, and no
     client retries a bot's command): the owner asks the bot again instead of leaving the
     turn to its 60 s timer."""
-    store, real = stack.store, stack.store.append_batch
-    moves_saved, failed = [0], []
+    async def fail(items, real):
+        raise OSError("disk I/O error")
 
-    async def flaky(items):
+    failed = _misbehave_once_after_five_moves(stack.store, fail)
+    origins = await _bots_play_to_the_end(stack)
+    assert failed and origins == {"bot"}, origins
+
+
+def _misbehave_once_after_five_moves(store, misbehave) -> list:
+    """Wrap the store's ``append_batch``: the first batch holding a move after five moves
+    were saved goes to ``misbehave(items, real_append)``. Returns the batches it got."""
+    real, moves_saved, got = store.append_batch, [0], []
+
+    async def append_batch(items):
         moves = sum(kind == "move_made" for _, _, evs, _ in items for kind, _ in evs)
-        if moves and moves_saved[0] >= 5 and not failed:
-            failed.append(items)
-            raise OSError("disk I/O error")
+        if moves and moves_saved[0] >= 5 and not got:
+            got.append(items)
+            return await misbehave(items, real)
         out = await real(items)
         moves_saved[0] += moves
         return out
 
-    store.append_batch = flaky
-    origins = await _bots_play_to_the_end(stack)
-    assert failed and origins == {"bot"}, origins
+    store.append_batch = append_batch
+    return got
 
 
 async def test_a_bot_request_that_could_not_be_sent_is_sent_again(stack) -> None:
@@ -132,6 +149,25 @@ async def test_a_bot_request_that_could_not_be_sent_is_sent_again(stack) -> None
     owner._round_history = flaky
     origins = await _bots_play_to_the_end(stack)
     assert failed and origins == {"bot"}, origins
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["hangs-before-writing", "hangs-after-writing"])
+async def test_a_bot_answer_the_store_hung_on_does_not_leave_the_turns_to_their_timers(
+        broker, tmp_path: Path, unique: str, landed: bool) -> None:
+    """The store hangs on the batch holding a bot's answer past HAND_ROOM_STORE_TIMEOUT_S:
+    the owner refuses it and forgets the room (the append may have landed). It reads the
+    room back from the store and arms its turn again, so the bots go on at once (before,
+    the turn was left to its 60 s timer)."""
+    async with _stack(broker, tmp_path, unique, HAND_ROOM_STORE_TIMEOUT_S="0.3") as s:
+        async def hang(items, real):
+            if landed:
+                await real(items)
+            await asyncio.sleep(30)
+
+        hung = _misbehave_once_after_five_moves(s.store, hang)
+        origins = await _bots_play_to_the_end(s)
+        assert hung and origins == {"bot"}, origins
+
 
 def test_python_m_hand_bot_serves_health_while_consuming_and_stops_on_sigterm(broker, tmp_path: Path,
                                                                             unique: str) -> None:
