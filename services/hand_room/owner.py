@@ -246,10 +246,12 @@ class RoomOwner(TurnKeeping):
         for room_id, cmds in by_room.items():
             for cmd in cmds:
                 await self._reply(cmd, self._refusal(cmd, exc))
+            if not self.owns(room_id):
+                continue
             room = self.repo.cached(room_id)
-            if room is not None and self.owns(room_id):
+            if room is not None:
                 self._rearm_soon(room)
-            elif self.owns(room_id):  # forgotten after a store timeout: read it back first
+            else:  # forgotten after a store timeout: read it back first
                 asyncio.ensure_future(self._rearm_from_store(room_id))
 
     async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:

@@ -15,7 +15,6 @@ from .domain import MoveMade, Room, RoundDealt, decode
 from .domain.command_codec import encode_command
 from .domain.commands import Command, TurnTimeout
 from .kafka_messages import bot_request
-from .partitions import partition_of
 
 log = structlog.get_logger("hand_room.owner")
 
@@ -81,7 +80,7 @@ class TurnKeeping:
 
     def _ask_again(self, room: Room) -> None:
         current = self.repo.cached(room.room_id)
-        if current is not None and current.seq == room.seq and partition_of(room.room_id, self.partitions) in self.owned:
+        if current is not None and current.seq == room.seq and self.owns(room.room_id):
             self._arm_turn(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
