@@ -10,7 +10,9 @@
   which the row level scored less than the column level (ties count half);
   each level's openskill rating through the ledger's own code
   (``hand_ledger.ratings.rate``), every round rated as a one-round match of
-  four players placed by round score.
+  four players placed by round score: in round order, and the bootstrap
+  median with its 95 % interval (``bot_ratings``: one order alone moves a
+  rating by about one σ).
 * **duels** (``--deals`` per mode, ``bots_duplicate``): expert against strong
   in duplicate format (the same deal twice, the levels' seats swapped), two
   seats each at a four-seat table in ``hand`` and ``saudi``, and as a team
@@ -56,7 +58,7 @@ from bots_duplicate import Z, duel_rows, fmt_rate, mean_ci, one_deal, pct, summa
 from hand_bot.arena import play_round  # noqa: E402
 from hand_bot.expert import Budget  # noqa: E402
 from hand_engine import resolve  # noqa: E402
-from hand_ledger.ratings import PRIOR, rate  # noqa: E402
+from bot_ratings import ratings as bootstrap_ratings  # noqa: E402
 
 LEVELS = ("expert", "strong", "middle", "beginner", "random")
 SEATS = 4
@@ -136,17 +138,10 @@ def strength(rounds: list[dict[str, Any]]) -> dict[str, Any]:
     return {"levels": table, "pairs": pairs, "finishes": dict(finishes), "ratings": ratings(rounds)}
 
 
-def ratings(rounds: list[dict[str, Any]]) -> dict[str, list[float]]:
-    """Each level's openskill rating (mu, sigma, ordinal) with the ledger's ``rate``:
-    every round a one-round match of its four seats, placed by round score."""
-    current = {lv: PRIOR for lv in LEVELS}
-    for r in rounds:
-        order = sorted(set(r["scores"]))
-        places = [1 + order.index(x) for x in r["scores"]]
-        new = rate([[current[lv]] for lv in r["levels"]], places)
-        for lv, team in zip(r["levels"], new):
-            current[lv] = team[0]
-    return {lv: [x.mu, x.sigma, x.ordinal] for lv, x in current.items()}
+def ratings(rounds: list[dict[str, Any]]) -> dict[str, dict[str, list[float]]]:
+    """Each level's openskill rating with the ledger's ``rate`` (``bot_ratings``): every round a
+    one-round match of its four seats, placed by round score; chronological and bootstrapped."""
+    return bootstrap_ratings(rounds, LEVELS)
 
 
 def latency(rounds: list[dict[str, Any]]) -> dict[str, Any]:
@@ -173,13 +168,17 @@ def table_md(res: dict[str, Any], meta: dict[str, Any]) -> list[str]:
         fin = ", ".join(f"{k} {v}" for k, v in sorted(s["finishes"].items()))
         lines += [f"#### Strength — {mode} mode ({meta['rounds']:,} rounds; finishes: {fin})", "",
                   "| level | rounds | win rate | mean round score (lower is better) | opening rate | "
-                  "Hand-finish rate | rating μ / σ / ordinal |", "|---|---:|---:|---:|---:|---:|---:|"]
+                  "Hand-finish rate | rating μ / σ / ordinal (bootstrap median) | ordinal 95 % | "
+                  "ordinal in round order |", "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
         for lv in LEVELS:
             t = s["levels"][lv]
-            mu, sigma, ordinal = s["ratings"][lv]
+            rt = s["ratings"][lv]
+            mu, sigma, ordinal = rt["median"]
+            lo, hi = rt["ordinal_ci"]
             lines.append(f"| **{lv}** | {t['rounds']:,} | {fmt_rate(t['won_rate'])} | {t['mean_score']:.1f} ± "
                          f"{t['score_ci']:.1f} | {fmt_rate(t['opened_rate'])} | {fmt_rate(t['hand_rate'])} | "
-                         f"{mu:.1f} / {sigma:.2f} / {ordinal:.1f} |")
+                         f"{mu:.1f} / {sigma:.2f} / {ordinal:.1f} | {lo:.1f}–{hi:.1f} | "
+                         f"{rt['chronological'][2]:.1f} |")
         lines += ["", f"Pairings ({mode}): share of the rounds they met in which the row level scored less "
                       "than the column level (ties count half), 95 % CI.", "",
                   "| row beats column | " + " | ".join(LEVELS) + " |", "|---|" + "---:|" * len(LEVELS)]
@@ -230,6 +229,8 @@ def run_table(mapper, modes: list[str], rounds: int, res: dict[str, Any], budget
             if len(done) % 50 == 0:
                 print(f"table {mode}: {len(done)}/{rounds} rounds", file=sys.stderr, flush=True)
         res["strength"][mode] = strength(done)
+        res["table_rounds"][mode] = [{k: r[k] for k in ("levels", "scores", "winner", "finish", "opened")}
+                                     for r in done]
         every += done
     res["latency"] = latency(every)
 
@@ -266,7 +267,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     deals = a.deals or (1 if a.quick else 2000)
     curve_deals = a.curve_deals or (1 if a.quick else 500)
     started = time.perf_counter()
-    res: dict[str, Any] = {"strength": {}, "latency": {}, "duels": {}, "curve": {}}
+    res: dict[str, Any] = {"strength": {}, "latency": {}, "duels": {}, "curve": {}, "table_rounds": {}}
     pool = get_context("fork").Pool(a.workers) if a.workers > 0 else None
     mapper = pool.imap if pool is not None else map
     try:

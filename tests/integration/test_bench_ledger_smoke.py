@@ -3,15 +3,12 @@ reports every figure. Timings are never asserted: speed lives in bench/."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_ledger.py"
+from tests.bench_support import load_bench
 
 
 def positive(x) -> bool:
@@ -20,10 +17,7 @@ def positive(x) -> bool:
 
 @pytest.mark.timeout(300)
 def test_bench_ledger_quick_run_reports_ingest_for_both_stores_and_replay(tmp_path, capsys) -> None:
-    spec = importlib.util.spec_from_file_location("bench_ledger_under_test", BENCH)
-    bench = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = bench
-    spec.loader.exec_module(bench)
+    bench = load_bench("bench_ledger")
     out = tmp_path / "ledger.json"
     res = bench.main(["--quick", "--json", str(out)])
     assert json.loads(out.read_text()) == json.loads(json.dumps(res))

@@ -4,15 +4,13 @@ the embedded stack at human pace with the broker's memory bound."""
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
 
 import pytest
 
 from hand_infra.settings import kafka_settings
+from tests.bench_support import load_bench
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="starts the embedded broker")
 
 
@@ -26,11 +24,7 @@ def _keep_the_suites_logging(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"{name}_under_test", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench(name)
 
 
 @pytest.mark.timeout(180)

@@ -7,23 +7,17 @@ are never asserted: speed is measured only by the bench itself.
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import os
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_rooms.py"
+from tests.bench_support import load_bench
 
 
 def _load():
-    spec = importlib.util.spec_from_file_location("bench_rooms", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["bench_rooms"] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_rooms", "bench_rooms")
 
 
 def _alive(pid: int) -> bool:

@@ -4,20 +4,13 @@ Timings and strengths are never asserted here (they live in docs/bots.md)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
-import sys
-from pathlib import Path
 
-BENCH = Path(__file__).resolve().parents[2] / "bench" / "bench_bots.py"
+from tests.bench_support import BENCH, load_bench
 
 
 def load():
-    spec = importlib.util.spec_from_file_location("bench_bots_under_test", BENCH)
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
+    return load_bench("bench_bots")
 
 
 def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> None:
@@ -27,7 +20,8 @@ def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> N
                       "--team-modes", "partnership", "--sections", "table", "duels", "--expert-rollouts", "6",
                       "--json", str(out)])
     assert json.loads(out.read_text()) == json.loads(json.dumps(res))
-    assert set(res) == {"strength", "latency", "duels", "curve", "meta"}
+    assert set(res) == {"strength", "latency", "duels", "curve", "table_rounds", "meta"}
+    assert [len(res["table_rounds"][m]) for m in ("hand", "saudi")] == [5, 5]
     assert set(res["strength"]) == {"hand", "saudi"}
     for mode, s in res["strength"].items():
         assert set(s["levels"]) == set(bench.LEVELS) == set(s["ratings"])
@@ -61,8 +55,12 @@ def test_ratings_rank_the_level_that_always_scores_least_first() -> None:
     for r in rounds:  # a fixed order of strength: expert best, random worst
         r["scores"] = [bench.LEVELS.index(lv) * 10 for lv in r["levels"]]
     ratings = bench.ratings(rounds)
-    ordinals = [ratings[lv][2] for lv in bench.LEVELS]
-    assert ordinals == sorted(ordinals, reverse=True)
+    for kind in ("chronological", "median"):
+        ordinals = [ratings[lv][kind][2] for lv in bench.LEVELS]
+        assert ordinals == sorted(ordinals, reverse=True)
+    for lv in bench.LEVELS:
+        lo, hi = ratings[lv]["ordinal_ci"]
+        assert lo <= ratings[lv]["median"][2] <= hi
 
 
 def test_seats_rotate_so_every_level_plays_every_seat() -> None:
@@ -75,8 +73,6 @@ def test_seats_rotate_so_every_level_plays_every_seat() -> None:
 
 
 def test_run_all_gives_the_bots_bench_its_own_time_limit() -> None:
-    spec = importlib.util.spec_from_file_location("run_all_under_test", BENCH.parent / "run_all.py")
-    run_all = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(run_all)
-    assert run_all.time_limit_of(BENCH) >= 3600
-    assert run_all.time_limit_of(BENCH.parent / "bench_engine.py") == 0
+    run_all = load_bench("run_all")
+    assert run_all.time_limit_of(BENCH / "bench_bots.py") >= 3600
+    assert run_all.time_limit_of(BENCH / "bench_engine.py") == 0

@@ -3,23 +3,17 @@ the expected structure. Timings are never asserted (speed lives in bench/)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import math
-import sys
 from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
+from tests.bench_support import load_bench
 
 
 def load(name: str):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}_under_test", BENCH / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up
-    spec.loader.exec_module(module)
-    return module
+    return load_bench(name, f"bench_{name}_under_test")
 
 
 @pytest.fixture(scope="module")
