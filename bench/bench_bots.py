@@ -11,8 +11,8 @@
   each level's openskill rating through the ledger's own code
   (``hand_ledger.ratings.rate``), every round rated as a one-round match of
   four players placed by round score: in round order, and the bootstrap
-  median with its 95 % interval (``bot_ratings``: one order alone moves a
-  rating by about one σ).
+  median with its 95 % interval (``bot_ratings``: one order alone moves an
+  ordinal by about one point).
 * **duels** (``--deals`` per mode, ``bots_duplicate``): expert against strong
   in duplicate format (the same deal twice, the levels' seats swapped), two
   seats each at a four-seat table in ``hand`` and ``saudi``, and as a team
