@@ -7,11 +7,13 @@ level's rating sits on the scale a player's does.
 Openskill updates one match at a time and its dynamics factor (τ) keeps σ
 from shrinking below about 1.6, so the rating after the last round leans on
 the last few hundred: over random orders of the same 2,000 table rounds a
-level's ordinal moves with a standard deviation of about one point. Besides that chronological rating the bench reports a
-bootstrap (as arena leaderboards do for Elo): the rounds resampled with
-replacement in a random order, rated again, ``BOOTSTRAP`` times (seeded,
-and the same whatever order the rounds come in); the median μ, σ and
-ordinal, and the ordinal's 95 % interval.
+level's ordinal moves with a standard deviation of about one point.
+
+Besides that chronological rating the bench reports a bootstrap (as arena
+leaderboards do for Elo): the rounds resampled with replacement in a random
+order and rated again, ``BOOTSTRAP`` times (seeded, and the same whatever
+order the rounds come in); the median μ, σ and ordinal, and the ordinal's
+95 % interval.
 """
 
 from __future__ import annotations
