@@ -242,7 +242,7 @@ def run_duels(mapper, jobs: dict[str, tuple[str, Budget | None]], deals: int, fi
         seeds = range(10_000 + first, 10_000 + first + deals)
         done = list(mapper(one_deal, [(mode, "expert", "strong", seed, budget) for seed in seeds]))
         out[name] = {**summary(done), "first_deal": first,
-                     "per_deal": [{k: d[k] for k in ("won", "out", "diff")} for d in done]}
+                     "per_deal": [{k: d[k] for k in ("won", "out", "diff", "fewer_closed")} for d in done]}
         print(f"{name}: {deals} deals", file=sys.stderr, flush=True)
     return out
 

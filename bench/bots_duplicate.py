@@ -8,6 +8,11 @@ side with the lower summed score, ties count half; "went out" counts the
 rounds a seat of the side went out); in partnership modes the two seats are a
 team. Intervals are 95 %, normal, over deals (the two rounds of a deal are
 paired, so that is the honest sample).
+
+A round's winner is nearly lexicographic (docs/bots.md, "Where the rounds are
+won"): the side with fewer seats that never opened (+100 each), and between
+sides with as many, the side whose seat went out. ``summary``'s ``openings``
+splits the rounds that way.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ def one_deal(args: tuple[str, str, str, int, Budget | None]) -> dict[str, Any]:
     """Both rounds of a deal: ``a`` seats 0/2 then 1/3 (``budget`` for ``a``'s search)."""
     mode, a, b, seed, budget = args
     options = resolve(mode)
-    out: dict[str, Any] = {"won": [], "out": [], "diff": [], "decisions": [], "turns": []}
+    out: dict[str, Any] = {"won": [], "out": [], "diff": [], "fewer_closed": [], "decisions": [], "turns": []}
     for a_seats in ((0, 2), (1, 3)):
         levels = [a if s in a_seats else b for s in range(4)]
         budgets = {s: budget for s in a_seats} if budget is not None else None
@@ -46,6 +51,10 @@ def one_deal(args: tuple[str, str, str, int, Budget | None]) -> dict[str, Any]:
         w = r.result.winner
         out["out"].append(0.5 if w is None else 1.0 if w in a_seats else 0.0)
         out["diff"].append(sb - sa)
+        closed = [not s.opened for s in r.result.seats]
+        a_closed = sum(closed[s] for s in a_seats)
+        b_closed = sum(closed) - a_closed
+        out["fewer_closed"].append((a_closed < b_closed) - (a_closed > b_closed))
         per_turn: dict[int, list[float]] = {}
         for level, turn, cpu, wall in r.timings:
             if level == a:
@@ -69,6 +78,20 @@ def pct(xs: list[float], p: float) -> float:
     return xs[min(len(xs) - 1, int(p / 100 * len(xs)))] if xs else 0.0
 
 
+def openings(deals: list[dict[str, Any]]) -> dict[str, float]:
+    """The rounds split by the sides' unopened seats: the share in which A had fewer
+    (``fewer``) and more (``more``), and A's rate of rounds won where the counts were
+    equal (``won_equal``) and where they differed (``won_differ``)."""
+    rows = [(f, w) for d in deals for f, w in zip(d.get("fewer_closed", ()), d["won"])]
+    if not rows:
+        return {}
+    equal = [w for f, w in rows if f == 0]
+    differ = [w for f, w in rows if f != 0]
+    return {"fewer": sum(f > 0 for f, _ in rows) / len(rows), "more": sum(f < 0 for f, _ in rows) / len(rows),
+            "won_equal": statistics.fmean(equal) if equal else 0.0,
+            "won_differ": statistics.fmean(differ) if differ else 0.0}
+
+
 def summary(deals: list[dict[str, Any]]) -> dict[str, Any]:
     """Rates and means over deals (each deal's two rounds averaged), with 95 % intervals."""
     def per_deal(key: str) -> list[float]:
@@ -89,6 +112,7 @@ def summary(deals: list[dict[str, Any]]) -> dict[str, Any]:
         **{f"turn_{k}_p{p}_ms": 1000 * pct([x[j] for x in trn], p)
            for j, k in ((0, "cpu"), (1, "wall")) for p in (50, 99)},
         "decision_cpu_max_ms": 1000 * max((x[0] for x in dec), default=0.0),
+        "openings": openings(deals),
     }
 
 

@@ -13,7 +13,8 @@ exactly 50 %.
 A variant is NAME=FIELD:VALUE[,FIELD:VALUE...] over strong's style; a field
 ``potential.X`` sets ``PotentialStyle.X`` (and turns the potential on). Each
 variant prints one JSON line: rounds won with its 95 % interval over deals,
-score gain per round, decision CPU p50 / p99 ms.
+score gain per round, the rounds split by the sides' unopened seats
+(``bots_duplicate.openings``), decision CPU p50 / p99 ms.
 """
 
 from __future__ import annotations
@@ -86,6 +87,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
             s = summary(done)
             row = {"variant": name, "mode": a.mode, "deals": a.deals,
                    "won": [round(x, 3) for x in s["won"]], "diff": [round(x, 1) for x in s["diff"]],
+                   "openings": {k: round(v, 3) for k, v in s["openings"].items()},
                    "cpu_p50_ms": round(s["decision_cpu_p50_ms"], 1), "cpu_p99_ms": round(s["decision_cpu_p99_ms"], 1),
                    "seconds": round(time.perf_counter() - started)}
             print(json.dumps(row), flush=True)

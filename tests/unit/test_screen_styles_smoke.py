@@ -28,4 +28,8 @@ def test_strong_against_itself_is_the_exact_baseline_and_a_variant_plays_legally
         for name in set(STYLES) - before:
             del STYLES[name]
     assert rows[0]["won"][0] == 0.5 and rows[0]["diff"][0] == 0.0
+    # the mirrored rounds of a deal: as many with fewer unopened seats as with more, and
+    # among the rounds with as many, each side won as often
+    same = rows[0]["openings"]
+    assert same["fewer"] == same["more"] and same["won_equal"] == 0.5
     assert 0.0 <= rows[1]["won"][0] <= 1.0
