@@ -120,14 +120,21 @@ def fmt_rate(r: list[float]) -> str:
     return f"{100 * r[0]:.1f} % ({100 * r[1]:.1f}–{100 * r[2]:.1f})"
 
 
+def _split(o: dict[str, float] | None) -> str:
+    if not o:
+        return "–"
+    return f"{100 * o['fewer']:.1f} % / {100 * o['more']:.1f} %, {100 * o['won_equal']:.1f} %"
+
+
 def duel_rows(duels: dict[str, dict[str, Any]]) -> list[str]:
     lines = ["| match | deals (rounds) | rounds won (95 % CI) | went out | score gain per round | "
+             "fewer / more unopened seats, won where as many | "
              "decision CPU p50 / p99 / max ms | decision wall p50 / p99 ms | turn CPU p50 / p99 ms |",
-             "|---|---:|---:|---:|---:|---:|---:|---:|"]
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|"]
     for name, s in duels.items():
         lines.append(
             f"| {name} | {s['deals']} ({s['rounds']}) | {fmt_rate(s['won'])} | {fmt_rate(s['went_out'])} | "
-            f"{s['diff'][0]:+.1f} ± {s['diff'][1]:.1f} | {s['decision_cpu_p50_ms']:.0f} / "
+            f"{s['diff'][0]:+.1f} ± {s['diff'][1]:.1f} | {_split(s.get('openings'))} | {s['decision_cpu_p50_ms']:.0f} / "
             f"{s['decision_cpu_p99_ms']:.0f} / {s['decision_cpu_max_ms']:.0f} | "
             f"{s['decision_wall_p50_ms']:.0f} / {s['decision_wall_p99_ms']:.0f} | "
             f"{s['turn_cpu_p50_ms']:.0f} / {s['turn_cpu_p99_ms']:.0f} |")

@@ -44,6 +44,8 @@ def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> N
                                  "expert team vs strong team, partnership"}
     for d in res["duels"].values():
         assert d["rounds"] == 2 and 0 <= d["won"][0] <= 1 and d["decisions"] > 0
+        assert set(d["openings"]) == {"fewer", "more", "won_equal", "won_differ"}
+        assert len(d["per_deal"][0]["fewer_closed"]) == 2
     md = capsys.readouterr().out
     for title in ("Strength — hand mode", "Strength — saudi mode", "Latency", "Expert against strong"):
         assert title in md
