@@ -51,9 +51,8 @@ def one_deal(args: tuple[str, str, str, int, Budget | None]) -> dict[str, Any]:
         w = r.result.winner
         out["out"].append(0.5 if w is None else 1.0 if w in a_seats else 0.0)
         out["diff"].append(sb - sa)
-        closed = [not s.opened for s in r.result.seats]
-        a_closed = sum(closed[s] for s in a_seats)
-        b_closed = sum(closed) - a_closed
+        a_closed = sum(not s.opened for s in r.result.seats if s.seat in a_seats)
+        b_closed = sum(not s.opened for s in r.result.seats if s.seat not in a_seats)
         out["fewer_closed"].append((a_closed < b_closed) - (a_closed > b_closed))
         per_turn: dict[int, list[float]] = {}
         for level, turn, cpu, wall in r.timings:

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
+from tests.bench_support import load_bench
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-from bots_duplicate import one_deal, openings  # noqa: E402
+duplicate = load_bench("bots_duplicate")
+one_deal, openings = duplicate.one_deal, duplicate.openings
 
 
 def test_openings_splits_rounds_by_which_side_has_fewer_unopened_seats() -> None:
