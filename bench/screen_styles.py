@@ -66,6 +66,33 @@ def variant(spec: str) -> tuple[str, planner.Style]:
     return name, dataclasses.replace(style, **top)
 
 
+def play(names, mode: str, seeds: range, workers: int, deal=one_deal):
+    """Each level of ``names`` against strong on ``seeds``: yields (name, deals, seconds).
+    ``deal`` plays one deal (``one_deal``'s arguments) in a worker forked now, so that
+    it sees whatever the caller installed before (styles, wrapped functions)."""
+    pool = get_context("fork").Pool(workers) if workers > 0 else None
+    try:
+        for name in names:
+            started = time.perf_counter()
+            jobs = [(mode, name, "strong", seed, None) for seed in seeds]
+            done = pool.map(deal, jobs, chunksize=4) if pool else list(map(deal, jobs))
+            yield name, done, time.perf_counter() - started
+    finally:
+        if pool is not None:
+            pool.close()
+            pool.join()
+
+
+def row(name: str, mode: str, done: list[dict], seconds: float) -> dict:
+    """One variant's JSON line: rounds won with its interval, score gain, the openings split, CPU."""
+    s = summary(done)
+    return {"variant": name, "mode": mode, "deals": len(done),
+            "won": [round(x, 3) for x in s["won"]], "diff": [round(x, 1) for x in s["diff"]],
+            "openings": {k: round(v, 3) for k, v in s["openings"].items()},
+            "cpu_p50_ms": round(s["decision_cpu_p50_ms"], 1), "cpu_p99_ms": round(s["decision_cpu_p99_ms"], 1),
+            "seconds": round(seconds)}
+
+
 def main(argv: list[str] | None = None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("variants", nargs="+", help="NAME=FIELD:VALUE[,FIELD:VALUE...]")
@@ -78,24 +105,9 @@ def main(argv: list[str] | None = None) -> list[dict]:
     planner.STYLES.update(styles)  # before the workers fork: they see the variants
     seeds = range(FIRST_SEED + a.first_deal, FIRST_SEED + a.first_deal + a.deals)
     out = []
-    pool = get_context("fork").Pool(a.workers) if a.workers > 0 else None
-    try:
-        for name in styles:
-            started = time.perf_counter()
-            jobs = [(a.mode, name, "strong", seed, None) for seed in seeds]
-            done = pool.map(one_deal, jobs, chunksize=4) if pool else list(map(one_deal, jobs))
-            s = summary(done)
-            row = {"variant": name, "mode": a.mode, "deals": a.deals,
-                   "won": [round(x, 3) for x in s["won"]], "diff": [round(x, 1) for x in s["diff"]],
-                   "openings": {k: round(v, 3) for k, v in s["openings"].items()},
-                   "cpu_p50_ms": round(s["decision_cpu_p50_ms"], 1), "cpu_p99_ms": round(s["decision_cpu_p99_ms"], 1),
-                   "seconds": round(time.perf_counter() - started)}
-            print(json.dumps(row), flush=True)
-            out.append(row)
-    finally:
-        if pool is not None:
-            pool.close()
-            pool.join()
+    for name, done, seconds in play(styles, a.mode, seeds, a.workers):
+        out.append(row(name, a.mode, done, seconds))
+        print(json.dumps(out[-1]), flush=True)
     return out
 
 

@@ -1,0 +1,211 @@
+"""What knowing the hidden cards would be worth to the expert's planner (analysis only).
+
+Each variant is the expert's planner (``planner.STYLES["expert"]``, with the
+seat's redacted history, as the expert level has it) playing strong on
+``screen_styles``' deals, paired per deal against the same planner playing
+honestly (``honest``) on the same deals:
+
+- ``known-hands`` (cheat): the potential's draws come from the true stock
+  contents: every other hand is known, the stock order is not. A perfect
+  belief about who holds what.
+- ``known-takes`` (cheat): the danger term knows whether the next seat would
+  take the card: strong's own take decision on that seat's true hand (1 or
+  0, charged as the planner charges its estimate).
+- ``sampled-takes`` (honest): the danger of a closed next seat, under
+  ``discard_take = meld_with_card``, is the chance that the card lets it
+  open, over hands dealt for it from the seat's belief that could not open
+  already nor with the last pile tops it let pass; ``--weight`` points a unit.
+
+No bot does any of this: the cheats read the true position, which only the
+arena holds (``arena.perspective`` is wrapped to keep it). Figures are
+reported, never asserted (decision 0014).
+
+    .venv/bin/python bench/screen_bounds.py --mode hand --deals 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import random
+import statistics
+import sys
+from contextlib import ExitStack, contextmanager
+from dataclasses import replace
+from pathlib import Path
+from unittest import mock
+
+ROOT = Path(__file__).resolve().parents[1]
+for _p in (ROOT / "services", ROOT / "bench"):
+    if str(_p) not in sys.path:
+        sys.path.insert(0, str(_p))
+
+from bots_duplicate import one_deal  # noqa: E402
+from hand_bot import arena, hand_eval, planner  # noqa: E402
+from hand_bot.belief import Belief  # noqa: E402
+from hand_bot.hand_eval import Partition  # noqa: E402
+from hand_bot.policy import as_history  # noqa: E402
+from hand_engine import Discard, RuleViolation, apply, determinize, threshold  # noqa: E402
+from screen_styles import FIRST_SEED, play, row  # noqa: E402
+
+VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
+Z = 1.96
+
+#: per worker process: the arena's true position at the current request, the
+#: variant deciding now (None while strong decides), the sampled-takes settings
+_NOW: dict = {"true": None, "active": None, "weight": 50.0, "samples": 16, "passes": 3}
+_perspective = arena.perspective
+_feeds = hand_eval.feeds
+
+
+def _keep_true(state, seat):
+    _NOW["true"] = state
+    return _perspective(state, seat)
+
+
+def _choose(perspective, level, seed, history=None, *, budget=None):
+    if level not in VARIANTS:
+        return _original_choose(perspective, level, seed, history, budget=budget)
+    state = determinize(perspective, seed)
+    _NOW["active"] = level
+    try:
+        return planner.Planner(state, level, history=as_history(history)).plan(state)
+    finally:
+        _NOW["active"] = None
+
+
+_original_choose = arena.choose_moves
+
+
+class _Belief(Belief):
+    @classmethod
+    def of(cls, state, me, history=None):
+        b = Belief.of(state, me, history)
+        if _NOW["active"] != "known-hands":
+            return b
+        truth = _NOW["true"]
+        known = {s: frozenset(truth.seats[s].hand) for s in b.known}
+        return Belief(b.me, b.unseen, b.sizes, known, b.weights)
+
+
+def _with_true_hands(state):
+    """The planner's simulated position with the other hands as they truly are."""
+    me, truth = state.turn.seat, _NOW["true"]
+    seats = tuple(s if i == me else replace(s, hand=truth.seats[i].hand) for i, s in enumerate(state.seats))
+    shown = {c for s in seats for c in s.hand} | set(state.pile) | {c for m in state.melds for c in m.cards}
+    stock = tuple(c for c in range(106) if c not in shown)
+    return replace(state, seats=seats, stock=stock) if len(stock) == len(state.stock) else None
+
+
+def _would_take(card, seat, state) -> float:
+    """1 if strong in ``seat``, with its true hand, takes ``card`` from the pile after this discard."""
+    full = _with_true_hands(state)
+    if full is None:
+        return 0.0
+    try:
+        after = apply(full, state.turn.seat, Discard(card))[0]
+    except RuleViolation:
+        return 0.0
+    if after.result is not None or after.turn.seat != seat or not after.pile or after.pile[-1] != card:
+        return 0.0
+    active, _NOW["active"] = _NOW["active"], None  # strong decides for the next seat
+    try:
+        return 1.0 if planner.Planner(after, "strong")._take(after) is not None else 0.0
+    finally:
+        _NOW["active"] = active
+
+
+def _sampled_hands(state, seat) -> tuple[list[tuple[int, ...]], int]:
+    key = (state.turn.seat, seat, state.seats[state.turn.seat].hand, state.pile, len(state.melds), state.turn_no)
+    cached = _NOW.get("hands")
+    if cached and cached[0] == key:
+        return cached[1], cached[2]
+    hist = _NOW.get("history")
+    thr = threshold(state)
+    belief = Belief.of(state, state.turn.seat, hist)
+    passes = hist.seats[seat].passed[-_NOW["passes"]:] if hist is not None else []
+    rng = random.Random(hash(key) & 0xFFFFFFFF)
+    hands: list[tuple[int, ...]] = []
+    for _ in range(4 * _NOW["samples"]):
+        if len(hands) == _NOW["samples"]:
+            break
+        h = belief.deal(rng)[0][seat]
+        if Partition.of(h, state.options).value() >= thr:
+            continue  # it would have opened
+        if any(x not in h and Partition.of((*h, x), state.options).value() >= thr for x in passes):
+            continue  # it would have taken that pile top to open
+        hands.append(h)
+    _NOW["hands"] = (key, hands, thr)
+    return hands, thr
+
+
+def _bounded_feeds(card, seat, know, state):
+    active = _NOW["active"]
+    if active == "known-takes":
+        return _would_take(card, seat, state)
+    if (active == "sampled-takes" and not state.seats[seat].opened
+            and state.options.discard_take == "meld_with_card"):
+        hands, thr = _sampled_hands(state, seat)
+        if hands:
+            hits = sum(Partition.of((*h, card), state.options).value() >= thr for h in hands)
+            return _NOW["weight"] / 14.0 * hits / len(hands)
+    return _feeds(card, seat, know, state)
+
+
+def _choose_keeping_history(perspective, level, seed, history=None, *, budget=None):
+    _NOW["history"] = as_history(history) if level == "sampled-takes" else None
+    return _choose(perspective, level, seed, history, budget=budget)
+
+
+@contextmanager
+def cheats():
+    """The variants installed (the planner styles and the wrapped arena, feeds and belief)."""
+    with ExitStack() as stack:
+        stack.enter_context(mock.patch.dict(planner.STYLES, {v: planner.STYLES["expert"] for v in VARIANTS}))
+        stack.enter_context(mock.patch.object(arena, "perspective", _keep_true))
+        stack.enter_context(mock.patch.object(arena, "choose_moves", _choose_keeping_history))
+        stack.enter_context(mock.patch.object(hand_eval, "feeds", _bounded_feeds))
+        stack.enter_context(mock.patch.object(planner, "Belief", _Belief))
+        yield
+
+
+def paired(a: list[dict], b: list[dict]) -> tuple[float, float]:
+    """Mean per-deal difference of rounds won (b − a) with its 95 % half-width, in points."""
+    ds = [statistics.fmean(y["won"]) - statistics.fmean(x["won"]) for x, y in zip(a, b)]
+    if len(ds) < 2:
+        return 100 * (ds[0] if ds else 0.0), 0.0
+    return 100 * statistics.fmean(ds), 100 * Z * statistics.stdev(ds) / math.sqrt(len(ds))
+
+
+def _deal(args):
+    with cheats():
+        return one_deal(args)
+
+
+def main(argv: list[str] | None = None) -> list[dict]:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("variants", nargs="*", help=f"any of {', '.join(VARIANTS[1:])} (default: all)")
+    p.add_argument("--mode", default="hand")
+    p.add_argument("--deals", type=int, default=600)
+    p.add_argument("--first-deal", type=int, default=0)
+    p.add_argument("--workers", type=int, default=2)
+    p.add_argument("--weight", type=float, default=50.0, help="sampled-takes: points per unit chance")
+    p.add_argument("--samples", type=int, default=16, help="sampled-takes: hands dealt for the next seat")
+    a = p.parse_args(argv)
+    unknown = set(a.variants) - set(VARIANTS[1:])
+    if unknown:
+        p.error(f"unknown variants: {', '.join(sorted(unknown))}")
+    a.variants = a.variants or list(VARIANTS[1:])
+    _NOW.update(weight=a.weight, samples=a.samples)
+    seeds = range(FIRST_SEED + a.first_deal, FIRST_SEED + a.first_deal + a.deals)
+    rows, base = [], None
+    for name, done, seconds in play(("honest", *a.variants), a.mode, seeds, a.workers, _deal):
+        base = done if name == "honest" else base
+        gain, half = paired(base, done)
+        rows.append({**row(name, a.mode, done, seconds), "paired_vs_honest": [round(gain, 1), round(half, 1)]})
+        print(json.dumps(rows[-1]), flush=True)
+    return rows
+
+if __name__ == "__main__":
+    main()
