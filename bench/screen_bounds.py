@@ -10,7 +10,8 @@ honestly (``honest``) on the same deals:
   belief about who holds what.
 - ``known-takes`` (cheat): the danger term knows whether the next seat would
   take the card: strong's own take decision on that seat's true hand (1 or
-  0, charged as the planner charges its estimate).
+  0, charged as the planner charges its estimate); ``known-takes-closed`` and
+  ``known-takes-open`` know it only when the next seat is closed, or open.
 - ``sampled-takes`` (honest): the danger of a closed next seat, under
   ``discard_take = meld_with_card``, is the chance that the card lets it
   open, over hands dealt for it from the seat's belief that could not open
@@ -50,6 +51,8 @@ from hand_engine import Discard, RuleViolation, apply, determinize, threshold  #
 from screen_styles import FIRST_SEED, play, row  # noqa: E402
 
 VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
+#: known-takes split by the next seat's state (run only when named)
+SPLITS = ("known-takes-closed", "known-takes-open")
 Z = 1.96
 
 #: per worker process: the arena's true position at the current request, the
@@ -65,7 +68,7 @@ def _keep_true(state, seat):
 
 
 def _choose(perspective, level, seed, history=None, *, budget=None):
-    if level not in VARIANTS:
+    if level not in (*VARIANTS, *SPLITS):
         return _original_choose(perspective, level, seed, history, budget=budget)
     state = determinize(perspective, seed)
     _NOW["active"] = level
@@ -142,7 +145,7 @@ def _sampled_hands(state, seat) -> tuple[list[tuple[int, ...]], int]:
 
 def _bounded_feeds(card, seat, know, state):
     active = _NOW["active"]
-    if active == "known-takes":
+    if active == "known-takes" or active in SPLITS and (active == SPLITS[0]) != state.seats[seat].opened:
         return _would_take(card, seat, state)
     if (active == "sampled-takes" and not state.seats[seat].opened
             and state.options.discard_take == "meld_with_card"):
@@ -162,7 +165,7 @@ def _choose_keeping_history(perspective, level, seed, history=None, *, budget=No
 def cheats():
     """The variants installed (the planner styles and the wrapped arena, feeds and belief)."""
     with ExitStack() as stack:
-        stack.enter_context(mock.patch.dict(planner.STYLES, {v: planner.STYLES["expert"] for v in VARIANTS}))
+        stack.enter_context(mock.patch.dict(planner.STYLES, {v: planner.STYLES["expert"] for v in (*VARIANTS, *SPLITS)}))
         stack.enter_context(mock.patch.object(arena, "perspective", _keep_true))
         stack.enter_context(mock.patch.object(arena, "choose_moves", _choose_keeping_history))
         stack.enter_context(mock.patch.object(hand_eval, "feeds", _bounded_feeds))
@@ -185,7 +188,8 @@ def _deal(args):
 
 def main(argv: list[str] | None = None) -> list[dict]:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("variants", nargs="*", help=f"any of {', '.join(VARIANTS[1:])} (default: all)")
+    p.add_argument("variants", nargs="*",
+                   help=f"any of {', '.join((*VARIANTS[1:], *SPLITS))} (default: {', '.join(VARIANTS[1:])})")
     p.add_argument("--mode", default="hand")
     p.add_argument("--deals", type=int, default=600)
     p.add_argument("--first-deal", type=int, default=0)
@@ -193,7 +197,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--weight", type=float, default=50.0, help="sampled-takes: points per unit chance")
     p.add_argument("--samples", type=int, default=16, help="sampled-takes: hands dealt for the next seat")
     a = p.parse_args(argv)
-    unknown = set(a.variants) - set(VARIANTS[1:])
+    unknown = set(a.variants) - set(VARIANTS[1:]) - set(SPLITS)
     if unknown:
         p.error(f"unknown variants: {', '.join(sorted(unknown))}")
     a.variants = a.variants or list(VARIANTS[1:])
