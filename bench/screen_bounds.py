@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import random
 import statistics
 import sys
@@ -42,7 +41,7 @@ for _p in (ROOT / "services", ROOT / "bench"):
     if str(_p) not in sys.path:
         sys.path.insert(0, str(_p))
 
-from bots_duplicate import one_deal  # noqa: E402
+from bots_duplicate import mean_ci, one_deal  # noqa: E402
 from hand_bot import arena, hand_eval, planner  # noqa: E402
 from hand_bot.belief import Belief  # noqa: E402
 from hand_bot.hand_eval import Partition  # noqa: E402
@@ -53,32 +52,18 @@ from screen_styles import FIRST_SEED, play, row  # noqa: E402
 VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
 #: known-takes split by the next seat's state (run only when named)
 SPLITS = ("known-takes-closed", "known-takes-open")
-Z = 1.96
 
 #: per worker process: the arena's true position at the current request, the
 #: variant deciding now (None while strong decides), the sampled-takes settings
 _NOW: dict = {"true": None, "active": None, "weight": 50.0, "samples": 16, "passes": 3}
 _perspective = arena.perspective
 _feeds = hand_eval.feeds
+_original_choose = arena.choose_moves
 
 
 def _keep_true(state, seat):
     _NOW["true"] = state
     return _perspective(state, seat)
-
-
-def _choose(perspective, level, seed, history=None, *, budget=None):
-    if level not in (*VARIANTS, *SPLITS):
-        return _original_choose(perspective, level, seed, history, budget=budget)
-    state = determinize(perspective, seed)
-    _NOW["active"] = level
-    try:
-        return planner.Planner(state, level, history=as_history(history)).plan(state)
-    finally:
-        _NOW["active"] = None
-
-
-_original_choose = arena.choose_moves
 
 
 class _Belief(Belief):
@@ -156,9 +141,16 @@ def _bounded_feeds(card, seat, know, state):
     return _feeds(card, seat, know, state)
 
 
-def _choose_keeping_history(perspective, level, seed, history=None, *, budget=None):
-    _NOW["history"] = as_history(history) if level == "sampled-takes" else None
-    return _choose(perspective, level, seed, history, budget=budget)
+def _choose(perspective, level, seed, history=None, *, budget=None):
+    if level not in (*VARIANTS, *SPLITS):
+        return _original_choose(perspective, level, seed, history, budget=budget)
+    state = determinize(perspective, seed)
+    hist = as_history(history)
+    _NOW.update(active=level, history=hist)
+    try:
+        return planner.Planner(state, level, history=hist).plan(state)
+    finally:
+        _NOW.update(active=None, history=None)
 
 
 @contextmanager
@@ -167,7 +159,7 @@ def cheats():
     with ExitStack() as stack:
         stack.enter_context(mock.patch.dict(planner.STYLES, {v: planner.STYLES["expert"] for v in (*VARIANTS, *SPLITS)}))
         stack.enter_context(mock.patch.object(arena, "perspective", _keep_true))
-        stack.enter_context(mock.patch.object(arena, "choose_moves", _choose_keeping_history))
+        stack.enter_context(mock.patch.object(arena, "choose_moves", _choose))
         stack.enter_context(mock.patch.object(hand_eval, "feeds", _bounded_feeds))
         stack.enter_context(mock.patch.object(planner, "Belief", _Belief))
         yield
@@ -175,10 +167,8 @@ def cheats():
 
 def paired(a: list[dict], b: list[dict]) -> tuple[float, float]:
     """Mean per-deal difference of rounds won (b − a) with its 95 % half-width, in points."""
-    ds = [statistics.fmean(y["won"]) - statistics.fmean(x["won"]) for x, y in zip(a, b)]
-    if len(ds) < 2:
-        return 100 * (ds[0] if ds else 0.0), 0.0
-    return 100 * statistics.fmean(ds), 100 * Z * statistics.stdev(ds) / math.sqrt(len(ds))
+    m, half = mean_ci([statistics.fmean(y["won"]) - statistics.fmean(x["won"]) for x, y in zip(a, b)])
+    return 100 * m, 100 * half
 
 
 def _deal(args):
@@ -210,6 +200,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
         rows.append({**row(name, a.mode, done, seconds), "paired_vs_honest": [round(gain, 1), round(half, 1)]})
         print(json.dumps(rows[-1]), flush=True)
     return rows
+
 
 if __name__ == "__main__":
     main()
