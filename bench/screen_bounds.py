@@ -50,12 +50,12 @@ from hand_engine import Discard, RuleViolation, apply, determinize, threshold  #
 from screen_styles import FIRST_SEED, play, row  # noqa: E402
 
 VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
-#: known-takes split by the next seat's state (run only when named)
-SPLITS = ("known-takes-closed", "known-takes-open")
+#: run only when named: known-takes split by the next seat's state, the learned take model
+SPLITS = ("known-takes-closed", "known-takes-open", "learned-takes")
 
 #: per worker process: the arena's true position at the current request, the
 #: variant deciding now (None while strong decides), the sampled-takes settings
-_NOW: dict = {"true": None, "active": None, "weight": 50.0, "samples": 16, "passes": 3}
+_NOW: dict = {"true": None, "active": None, "weight": 50.0, "samples": 16, "passes": 3, "model": None}
 _perspective = arena.perspective
 _feeds = hand_eval.feeds
 _original_choose = arena.choose_moves
@@ -130,8 +130,12 @@ def _sampled_hands(state, seat) -> tuple[list[tuple[int, ...]], int]:
 
 def _bounded_feeds(card, seat, know, state):
     active = _NOW["active"]
-    if active == "known-takes" or active in SPLITS and (active == SPLITS[0]) != state.seats[seat].opened:
+    if active == "known-takes" or active in SPLITS[:2] and (active == SPLITS[0]) != state.seats[seat].opened:
         return _would_take(card, seat, state)
+    if active == "learned-takes" and card < 104:
+        from take_model import features, probability  # here: take_model imports this module
+        weights = _NOW["model"]["open" if state.seats[seat].opened else "closed"]["weights"]
+        return probability(weights, features(card, seat, know, state, _NOW.get("history")))
     if (active == "sampled-takes" and not state.seats[seat].opened
             and state.options.discard_take == "meld_with_card"):
         hands, thr = _sampled_hands(state, seat)
@@ -186,12 +190,16 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--weight", type=float, default=50.0, help="sampled-takes: points per unit chance")
     p.add_argument("--samples", type=int, default=16, help="sampled-takes: hands dealt for the next seat")
+    p.add_argument("--take-model", type=Path, help="learned-takes: the model take_model.py wrote")
     a = p.parse_args(argv)
     unknown = set(a.variants) - set(VARIANTS[1:]) - set(SPLITS)
     if unknown:
         p.error(f"unknown variants: {', '.join(sorted(unknown))}")
     a.variants = a.variants or list(VARIANTS[1:])
-    _NOW.update(weight=a.weight, samples=a.samples)
+    if "learned-takes" in a.variants and a.take_model is None:
+        p.error("learned-takes needs --take-model")
+    _NOW.update(weight=a.weight, samples=a.samples,
+                model=json.loads(a.take_model.read_text()) if a.take_model else None)
     seeds = range(FIRST_SEED + a.first_deal, FIRST_SEED + a.first_deal + a.deals)
     rows, base = [], None
     for name, done, seconds in play(("honest", *a.variants), a.mode, seeds, a.workers, _deal):
