@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import random
 import statistics
 import sys
@@ -51,7 +52,11 @@ from screen_styles import FIRST_SEED, play, row  # noqa: E402
 
 VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
 #: run only when named: known-takes split by the next seat's state, the learned take model
-SPLITS = ("known-takes-closed", "known-takes-open", "learned-takes")
+SPLITS = ("known-takes-closed", "known-takes-open", "learned-takes", "noisy-takes-75", "noisy-takes-85",
+          "noisy-takes-95")
+#: noisy-takes: the share of candidate cards the next seat would take, closed and open
+#: (Hand, docs/bots.md item 13)
+NOISY_BASE = {False: 0.127, True: 0.082}
 
 #: per worker process: the arena's true position at the current request, the
 #: variant deciding now (None while strong decides), the sampled-takes settings
@@ -104,6 +109,15 @@ def _would_take(card, seat, state) -> float:
         _NOW["active"] = active
 
 
+def _noisy(took: float, auc: float, base: float, key: tuple) -> float:
+    """The chance of a take given a score ``took`` + N(0, σ²), σ such that the score's
+    AUC is ``auc`` (Φ(1 / (σ√2)) = auc), and the prior take rate ``base``."""
+    sigma = 1 / (math.sqrt(2) * statistics.NormalDist().inv_cdf(auc))
+    x = took + random.Random(hash(key) & 0xFFFFFFFF).gauss(0.0, sigma)
+    yes, no = base * math.exp(-((x - 1) ** 2) / (2 * sigma ** 2)), (1 - base) * math.exp(-(x ** 2) / (2 * sigma ** 2))
+    return yes / (yes + no)
+
+
 def _sampled_hands(state, seat) -> tuple[list[tuple[int, ...]], int]:
     key = (state.turn.seat, seat, state.seats[state.turn.seat].hand, state.pile, len(state.melds), state.turn_no)
     cached = _NOW.get("hands")
@@ -132,6 +146,9 @@ def _bounded_feeds(card, seat, know, state):
     active = _NOW["active"]
     if active == "known-takes" or active in SPLITS[:2] and (active == SPLITS[0]) != state.seats[seat].opened:
         return _would_take(card, seat, state)
+    if active and active.startswith("noisy-takes-"):
+        return _noisy(_would_take(card, seat, state), int(active[-2:]) / 100, NOISY_BASE[state.seats[seat].opened],
+                      (state.turn_no, card, seat, state.seats[state.turn.seat].hand))
     if active == "learned-takes" and card < 104:
         from take_model import features, probability  # here: take_model imports this module
         weights = _NOW["model"]["open" if state.seats[seat].opened else "closed"]["weights"]

@@ -44,3 +44,15 @@ def test_one_deal_of_each_variant_is_paired_against_honest() -> None:
     assert [r["variant"] for r in rows] == list(bounds.VARIANTS)
     assert rows[0]["paired_vs_honest"] == [0.0, 0.0]
     assert all(0 <= r["won"][0] <= 1 for r in rows)
+
+
+def test_noisy_takes_rank_at_the_auc_asked_and_are_calibrated() -> None:
+    bounds = load_bench("screen_bounds")
+    tm = load_bench("take_model")
+    rng = random.Random(3)
+    ys = [1.0 if rng.random() < 0.13 else 0.0 for _ in range(6000)]
+    for auc in (0.75, 0.95):
+        ps = [bounds._noisy(y, auc, 0.13, (i,)) for i, y in enumerate(ys)]
+        assert abs(tm.auc(ys, ps) - auc) < 0.03
+        assert abs(sum(ps) / len(ps) - sum(ys) / len(ys)) < 0.02  # chances, not scores
+    assert bounds._noisy(1.0, 0.85, 0.13, (1,)) == bounds._noisy(1.0, 0.85, 0.13, (1,))  # replays
