@@ -43,6 +43,7 @@ from .partitions import partition_of
 from .turns import TurnKeeping
 from .repository import RoomRepository
 from .rules_port import RulesPort
+from .store_budget import StoreBudget
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
@@ -94,7 +95,7 @@ class RoomOwner(TurnKeeping):
         self.group_id = group_id
         self.away_after = away_after_timeouts
         self.bot_grace_s = bot_grace_s
-        self.store_timeout_s = store_timeout_s  # bounds a batch's reads and append (fail fast)
+        self.store_timeout_s = store_timeout_s  # one batch's reads and append together (fail fast)
         t = topics or {}
         self.t_commands = t.get("commands", ROOM_COMMANDS)
         self.t_replies = t.get("replies", ROOM_REPLIES)
@@ -263,12 +264,13 @@ class RoomOwner(TurnKeeping):
 
     async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
-        prior = await asyncio.wait_for(self.store.lookup_actions(keys), self.store_timeout_s) if keys else {}
+        budget = StoreBudget(self.store_timeout_s)  # the lookup and the append share it
+        prior = await budget.call(self.store.lookup_actions(keys)) if keys else {}
         batch = _Batch()
         await asyncio.gather(*(self._plan(r, cmds, prior, batch) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
-        results = await asyncio.wait_for(self.store.append_batch(items), self.store_timeout_s) if items else []
+        results = await budget.call(self.store.append_batch(items)) if items else []
         touched: dict[str, Room] = {}
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
