@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import grpc
@@ -22,16 +23,30 @@ from .test_room_contract import a_move_ready, name, refusal
 TIMEOUT_S = 0.3
 
 
-@pytest.mark.parametrize("landed", [False, True], ids=["hangs-before-writing", "hangs-after-writing"])
-async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_once(
-        broker, tmp_path: Path, unique: str, landed: bool) -> None:
+@asynccontextmanager
+async def a_room(broker, tmp_path: Path, unique: str, timeout_s: float):
+    """A room service on SQLite with the store timeout given: (server, stub, a_move_ready's
+    tuple); the watchers are closed after."""
     await make_topics(broker, topics_for(unique))
     server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
-                                  HAND_ROOM_STORE_TIMEOUT_S=str(TIMEOUT_S))
+                                  HAND_ROOM_STORE_TIMEOUT_S=str(timeout_s))
     channel = grpc.aio.insecure_channel(server.target)
     try:
         stub = pb_grpc.RoomServiceStub(channel)
-        room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
+        ready = await a_move_ready(stub)
+        yield server, stub, ready
+        await ready[1].close()  # the watchers
+        await ready[3].close()
+    finally:
+        await channel.close()
+        await server.stop(grace=0)
+
+
+@pytest.mark.parametrize("landed", [False, True], ids=["hangs-before-writing", "hangs-after-writing"])
+async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_once(
+        broker, tmp_path: Path, unique: str, landed: bool) -> None:
+    async with a_room(broker, tmp_path, unique, TIMEOUT_S) as (server, stub, ready):
+        room_id, _, mover, _, discard, before = ready
         store, real, hung = server.store, server.store.append_batch, []
 
         async def hanging(items):
@@ -58,24 +73,14 @@ async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_onc
         events = await store.load(room_id)
         assert [e.seq for e in events] == list(range(len(events)))
         assert sum(e.kind == "move_made" for e in events) == 1
-        await w.close()
-        await seat_w.close()
-    finally:
-        await channel.close()
-        await server.stop(grace=0)
 
 
 async def test_the_lookup_and_the_append_share_one_store_timeout(broker, tmp_path: Path, unique: str) -> None:
     """A slow action-id lookup leaves the append only what is left of the batch's store
     timeout: the refusal comes after one timeout, not after the lookup plus another."""
     budget_s, lookup_s = 2.0, 1.8
-    await make_topics(broker, topics_for(unique))
-    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
-                                  HAND_ROOM_STORE_TIMEOUT_S=str(budget_s))
-    channel = grpc.aio.insecure_channel(server.target)
-    try:
-        stub = pb_grpc.RoomServiceStub(channel)
-        room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
+    async with a_room(broker, tmp_path, unique, budget_s) as (server, _, ready):
+        _, _, mover, _, discard, before = ready
         store = server.store
         real_lookup, real_append, slowed = store.lookup_actions, store.append_batch, []
 
@@ -99,8 +104,3 @@ async def test_the_lookup_and_the_append_share_one_store_timeout(broker, tmp_pat
         assert took < budget_s + 1.5 < lookup_s + budget_s, took  # one timeout, not two
         done = await mover.act(discard, action_id="slow-lookup")  # the retry stores it once
         assert done.first_seq == before and not done.duplicate
-        await w.close()
-        await seat_w.close()
-    finally:
-        await channel.close()
-        await server.stop(grace=0)
