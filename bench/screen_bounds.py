@@ -114,7 +114,7 @@ def _noisy(took: float, auc: float, base: float, key: tuple) -> float:
     AUC is ``auc`` (Φ(1 / (σ√2)) = auc), and the prior take rate ``base``."""
     sigma = 1 / (math.sqrt(2) * statistics.NormalDist().inv_cdf(auc))
     x = took + random.Random(hash(key) & 0xFFFFFFFF).gauss(0.0, sigma)
-    yes, no = base * math.exp(-((x - 1) ** 2) / (2 * sigma ** 2)), (1 - base) * math.exp(-(x ** 2) / (2 * sigma ** 2))
+    yes, no = base * statistics.NormalDist(1, sigma).pdf(x), (1 - base) * statistics.NormalDist(0, sigma).pdf(x)
     return yes / (yes + no)
 
 

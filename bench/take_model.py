@@ -33,7 +33,7 @@ import screen_bounds as sb  # noqa: E402
 from bots_duplicate import one_deal  # noqa: E402
 from hand_bot import hand_eval  # noqa: E402
 from hand_bot.belief import related  # noqa: E402
-from hand_bot.knowledge import feeds, fits_table, kind  # noqa: E402
+from hand_bot.knowledge import feeds, fits_table, kind, run_neighbours  # noqa: E402
 from hand_engine import hand_value, threshold  # noqa: E402
 from screen_styles import play  # noqa: E402
 
@@ -47,13 +47,8 @@ FEATURES = ("bias", "hand_size", "turns", "stock", "feeds", "points", "same_unse
 
 
 def _run_ranks(rank: int, d: int) -> set[int]:
-    """Ranks (0 = ace .. 12 = king) ``d`` places from ``rank`` in a run (the ace low and high)."""
-    out = set()
-    for pos in ((1, 14) if rank == 0 else (rank + 1,)):
-        for q in (pos - d, pos + d):
-            if 1 <= q <= 14:
-                out.add(0 if q == 14 else q - 1)
-    return out - {rank}
+    """Ranks (0 = ace .. 12 = king) ``d`` places from ``rank`` in a run (``knowledge.run_neighbours``)."""
+    return {k % 13 for k in run_neighbours(rank, d)}
 
 
 def features(card: int, seat: int, know, state, history) -> list[float]:
@@ -67,7 +62,7 @@ def features(card: int, seat: int, know, state, history) -> list[float]:
     hand = state.seats[state.turn.seat].hand
 
     def run_unseen(d: int) -> int:
-        return sum(unseen.get(13 * suit + r, 0) for r in _run_ranks(rank, d))
+        return sum(unseen.get(n, 0) for n in run_neighbours(card, d))
 
     def share(cards) -> float:
         return sum(related(card, x) for x in cards if x != card) / 3

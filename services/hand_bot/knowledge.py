@@ -65,6 +65,13 @@ def pair_completions(a: int, b: int) -> tuple[int, ...]:
     return tuple(sorted(out))
 
 
+def run_neighbours(card: int, d: int) -> set[int]:
+    """Natural kinds ``d`` places from natural ``card`` in a run of its suit (the ace low and high)."""
+    rank, suit = _rank_suit(kind(card))
+    out = {_kind_at(p + step, suit) for p in _positions(rank) for step in (-d, d)}
+    return out - {None, kind(card)}
+
+
 def meld_partners(card: int) -> Iterator[tuple[int, int]]:
     """Pairs of natural kinds that make a three-card meld with natural ``card``."""
     rank, suit = _rank_suit(kind(card))
