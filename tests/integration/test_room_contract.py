@@ -351,7 +351,10 @@ async def test_a_sqlite_store_locked_by_another_process_refuses_moves_unavailabl
     try:
         stub = pb_grpc.RoomServiceStub(channel)
         room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
-        locker = sqlite3.connect(db, timeout=0, isolation_level=None)
+        # The service writes too (its relay marks events published), so the locker waits for
+        # the service's own short transaction to end before it takes the lock; with timeout=0
+        # it failed whenever it met one (CI, stop 21).
+        locker = sqlite3.connect(db, timeout=10, isolation_level=None)
         locker.execute("BEGIN IMMEDIATE")  # the write lock, as another writer holds it
         started = time.monotonic()
         code, detail = await refusal(mover.act(discard, action_id="while-locked"))
