@@ -172,10 +172,8 @@ class LedgerConsumer:
 
     async def record(self, items: list[Delivered]) -> int:
         """Offer ``items`` to the hold and record the events it releases (one transaction)."""
-        unknown = list(dict.fromkeys(i.room_id for i in items if not self.hold.known(i.room_id)))
-        if unknown:
-            for room_id, next_seq in (await self.store.next_seqs(unknown)).items():
-                self.hold.seed(room_id, next_seq)
+        await self._seed(items)
+        items = self._owned(items)  # nothing is awaited from the seeding to the offers
         ready: list[Delivered] = []
         for item in items:
             ready.extend(self.hold.offer(item))
@@ -194,6 +192,26 @@ class LedgerConsumer:
         waiting = self.hold.waiting()
         log.debug("ledger_batch", received=len(items), recorded=len(ready), waiting_rooms=len(waiting))
         return len(ready)
+
+    async def _seed(self, items: list[Delivered]) -> None:
+        """Seed the rooms of ``items`` the hold does not know from the archive. aiokafka
+        rebalances in its own task, so a partition can be revoked at this await, and the
+        hold then forgets that partition's rooms, some of them in ``items``: the check is
+        repeated until every room is known (a room offered unseeded would be expected from
+        seq 0 and held forever)."""
+        while unknown := list(dict.fromkeys(i.room_id for i in items if not self.hold.known(i.room_id))):
+            for room_id, next_seq in (await self.store.next_seqs(unknown)).items():
+                self.hold.seed(room_id, next_seq)
+
+    def _owned(self, items: list[Delivered]) -> list[Delivered]:
+        """The items of partitions this replica holds now (and those read from no partition:
+        gap repair). A batch read before a rebalance may carry partitions since revoked:
+        another replica reads them from the committed offsets, so they are left to it
+        instead of leaving offsets of foreign partitions in the hold."""
+        if self._consumer is None:
+            return items
+        owned = self._consumer.assignment()
+        return [i for i in items if i.partition is None or i.partition in owned]
 
     async def repair_gaps(self, now: float | None = None) -> int:
         """Complete the rooms without progress from the event store; return events recorded."""
@@ -255,8 +273,9 @@ class LedgerConsumer:
     async def _commit(self) -> None:
         if self._consumer is None:
             return
+        owned = self._consumer.assignment()
         offsets = {tp: off for tp, off in self.hold.commit_offsets().items()
-                   if tp is not None and off > self._committed.get(tp, -1)}
+                   if tp in owned and off > self._committed.get(tp, -1)}
         if not offsets:
             return
         try:
