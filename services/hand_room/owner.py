@@ -264,10 +264,11 @@ class RoomOwner(TurnKeeping):
 
     async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
-        budget = StoreBudget(self.store_timeout_s)  # the lookup and the append share it
+        budget = StoreBudget(self.store_timeout_s)  # the lookup, cold loads and the append share it
         prior = await budget.call(self.store.lookup_actions(keys)) if keys else {}
+        rooms = await budget.call(self._rooms(list(by_room)))
         batch = _Batch()
-        await asyncio.gather(*(self._plan(r, cmds, prior, batch) for r, cmds in by_room.items()))
+        await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
         results = await budget.call(self.store.append_batch(items)) if items else []
@@ -302,9 +303,13 @@ class RoomOwner(TurnKeeping):
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
         return batch.redo
 
-    async def _plan(self, room_id: str, cmds: list[Command], prior: dict, batch: _Batch) -> None:
+    async def _rooms(self, room_ids: list[str]) -> dict[str, Room | None]:
+        """The batch's rooms: cached, or folded from the store (the cold ones at once)."""
+        return dict(zip(room_ids, await asyncio.gather(*(self.repo.get(r) for r in room_ids)), strict=True))
+
+    async def _plan(self, room_id: str, cmds: list[Command], prior: dict, batch: _Batch,
+                    room: Room | None) -> None:
         """Decide one room's commands in order against the in-memory room."""
-        room = await self.repo.get(room_id)
         seen: set[str] = set()
         for i, cmd in enumerate(cmds):
             key = action_key(cmd)

@@ -104,3 +104,39 @@ async def test_the_lookup_and_the_append_share_one_store_timeout(broker, tmp_pat
         assert took < budget_s + 1.5 < lookup_s + budget_s, took  # one timeout, not two
         done = await mover.act(discard, action_id="slow-lookup")  # the retry stores it once
         assert done.first_seq == before and not done.duplicate
+
+
+async def test_a_cold_room_whose_load_hangs_is_refused_within_the_store_timeout(
+        broker, tmp_path: Path, unique: str) -> None:
+    """A command for a room not in the owner's cache (after a restart or a fail-over, or a
+    command another instance forwarded) folds the room from the store first: that read
+    shares the batch's store timeout, so a hanging store refuses it UNAVAILABLE in time
+    instead of holding the command as long as the store hangs. Nothing is written; the
+    client's retry stores the move once."""
+    from hand_room.domain.commands import Act, Command
+    from hand_rules.convert import action_from_proto
+
+    async with a_room(broker, tmp_path, unique, TIMEOUT_S) as (server, _, ready):
+        room_id, _, mover, _, discard, before = ready
+        store, real_load, hung = server.store, server.store.load, []
+
+        async def hanging_load(rid, *args, **kw):
+            if rid == room_id and not hung:
+                hung.append(rid)
+                await asyncio.sleep(30)
+            return await real_load(rid, *args, **kw)
+
+        store.load = hanging_load
+        server.repo.forget(room_id)  # cold: the owner must fold it from the store
+        cmd = Command(room_id, Act(action_from_proto(discard), None), seat=mover.seat, action_id="cold-room")
+        started = time.monotonic()
+        reply = await asyncio.wait_for(server.owner.submit(cmd), 10)
+        took = time.monotonic() - started
+        assert hung == [room_id]
+        assert not reply.ok and reply.code == "ROOM_UNAVAILABLE", reply
+        assert took < TIMEOUT_S + 1.5, took
+        assert [e.seq for e in await real_load(room_id)] == list(range(before))  # nothing written
+
+        done = await mover.act(discard, action_id="cold-room")  # the client's retry
+        assert done.first_seq == before and not done.duplicate
+        assert sum(e.kind == "move_made" for e in await real_load(room_id)) == 1
