@@ -138,8 +138,8 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         ),
         "HAND_ROOM_STORE_TIMEOUT_S": EnvVar(
             "1", "seconds the owner waits on the event store for one batch's reads and append "
-                 "before refusing its commands UNAVAILABLE (a crashed database's connections may "
-                 "hang instead of failing)"
+                 "before refusing its commands UNAVAILABLE, and the gateway for a room not in its "
+                 "cache (a crashed database's connections may hang instead of failing)"
         ),
         "HAND_ROOM_LOCAL_COMMANDS": EnvVar(
             "on", "on: an instance that owns a room decides its commands in-process (no Kafka "

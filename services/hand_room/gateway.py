@@ -27,6 +27,7 @@ from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
+from hand_infra.sqlstore import unreachable
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
 
 from . import limits
@@ -64,7 +65,7 @@ def _failure(exc: BaseException) -> tuple[str, dict]:
         return exc.code, exc.params
     if isinstance(exc, RuleViolation):
         return exc.code.value, exc.params
-    if isinstance(exc, KafkaError):
+    if isinstance(exc, KafkaError) or unreachable(exc):  # the broker, or the store down or hanging
         return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
     return RoomCode.INTERNAL.value, {}
 
@@ -86,8 +87,9 @@ _rpc = rpc(log, refuse=_refuse, bind=_bind)
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, repo: RoomRepository, feeds: Feeds,
                  *, presence_grace_s: float = 10.0, owner: "RoomOwner | None" = None,
-                 verifier: Verifier | None = None) -> None:
+                 verifier: Verifier | None = None, store_timeout_s: float = 1.0) -> None:
         self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
+        self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
         self.owner, self.verifier = owner, verifier
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
         self.grace = presence_grace_s
@@ -95,7 +97,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
-        room = await self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh)
+        room = await asyncio.wait_for(self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh),
+                                      self.store_timeout_s)  # a hanging store: UNAVAILABLE (_failure)
         if room is None:
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room

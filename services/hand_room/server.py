@@ -101,7 +101,7 @@ class RoomServer:
             self.gateway = RoomGateway(self.bus, self.store, index, self.repo, self.feeds,
                                        presence_grace_s=self.config.presence_grace_s,
                                        owner=self.owner if self.config.local_commands else None,
-                                       verifier=verifier)
+                                       verifier=verifier, store_timeout_s=self.config.store_timeout_s)
             self.gateway_descriptor = DESCRIPTOR
             self.browser_service = (self.gateway, self.gateway_descriptor, self.interceptors)
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, served.server)

@@ -42,6 +42,21 @@ async def a_room(broker, tmp_path: Path, unique: str, timeout_s: float):
         await server.stop(grace=0)
 
 
+def hang_first_load(store, room_id: str):
+    """Make ``store``'s first read of ``room_id`` hang (30 s); returns (the real load, the
+    list that gets the room id once that read began)."""
+    real_load, hung = store.load, []
+
+    async def hanging_load(rid, *args, **kw):
+        if rid == room_id and not hung:
+            hung.append(rid)
+            await asyncio.sleep(30)
+        return await real_load(rid, *args, **kw)
+
+    store.load = hanging_load
+    return real_load, hung
+
+
 @pytest.mark.parametrize("landed", [False, True], ids=["hangs-before-writing", "hangs-after-writing"])
 async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_once(
         broker, tmp_path: Path, unique: str, landed: bool) -> None:
@@ -118,15 +133,7 @@ async def test_a_cold_room_whose_load_hangs_is_refused_within_the_store_timeout(
 
     async with a_room(broker, tmp_path, unique, TIMEOUT_S) as (server, _, ready):
         room_id, _, mover, _, discard, before = ready
-        store, real_load, hung = server.store, server.store.load, []
-
-        async def hanging_load(rid, *args, **kw):
-            if rid == room_id and not hung:
-                hung.append(rid)
-                await asyncio.sleep(30)
-            return await real_load(rid, *args, **kw)
-
-        store.load = hanging_load
+        real_load, hung = hang_first_load(server.store, room_id)
         server.repo.forget(room_id)  # cold: the owner must fold it from the store
         cmd = Command(room_id, Act(action_from_proto(discard), None), seat=mover.seat, action_id="cold-room")
         started = time.monotonic()
@@ -140,3 +147,61 @@ async def test_a_cold_room_whose_load_hangs_is_refused_within_the_store_timeout(
         done = await mover.act(discard, action_id="cold-room")  # the client's retry
         assert done.first_seq == before and not done.duplicate
         assert sum(e.kind == "move_made" for e in await real_load(room_id)) == 1
+
+
+async def test_a_room_read_on_a_hanging_store_is_refused_unavailable_within_the_timeout(
+        broker, tmp_path: Path, unique: str) -> None:
+    """The gateway reads a room not in its cache from the store (GetRoom, Watch, a seat's
+    token check): on a hanging store that read is bounded by the same timeout and refused
+    UNAVAILABLE with a retry hint; once the store answers the same call succeeds."""
+    async with a_room(broker, tmp_path, unique, TIMEOUT_S) as (server, stub, ready):
+        room_id, before = ready[0], ready[5]
+        real_load, hung = hang_first_load(server.store, room_id)
+        server.repo.forget(room_id)
+        started = time.monotonic()
+        code, detail = await refusal(stub.GetRoom(pb.GetRoomRequest(room_id=room_id), timeout=10))
+        took = time.monotonic() - started
+        assert hung == [room_id]
+        assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
+        assert int(detail.params["retry_after_ms"]) > 0 and took < TIMEOUT_S + 1.5, took
+        assert (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq == before
+
+
+async def test_a_room_read_while_postgresql_is_down_is_unavailable_not_internal(
+        broker, unique: str) -> None:
+    """PostgreSQL killed: reading a room not in the cache fails in the driver (connection
+    refused or broken). The client hears UNAVAILABLE with a retry hint, as for an Act,
+    not INTERNAL; after the restart the same call succeeds."""
+    from hand_infra.postgres import TempPostgres, create_database
+
+    from .room_support import create_room
+
+    with TempPostgres() as pg:
+        store_url = await create_database(pg.url, "events")
+        await make_topics(broker, topics_for(unique))
+        server = await start_instance(broker, unique, store_url, HAND_ROOM_STORE_TIMEOUT_S=str(TIMEOUT_S))
+        channel = grpc.aio.insecure_channel(server.target)
+        try:
+            stub = pb_grpc.RoomServiceStub(channel)
+            created, _ = await create_room(stub, "hand", seats=2)
+            room_id = created.room.room_id
+            server.repo.forget(room_id)
+            pg.kill()
+            started = time.monotonic()
+            code, detail = await refusal(stub.GetRoom(pb.GetRoomRequest(room_id=room_id), timeout=10))
+            took = time.monotonic() - started
+            assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
+            assert int(detail.params["retry_after_ms"]) > 0 and took < TIMEOUT_S + 1.5, took
+            await asyncio.get_running_loop().run_in_executor(None, pg.restart)
+            got = None
+            for _ in range(50):  # the pool's broken connections are replaced on the next tries
+                try:
+                    got = await stub.GetRoom(pb.GetRoomRequest(room_id=room_id), timeout=10)
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+                    await asyncio.sleep(0.2)
+            assert got is not None and got.room.room_id == room_id
+        finally:
+            await channel.close()
+            await server.stop(grace=0)
