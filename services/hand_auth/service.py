@@ -5,13 +5,15 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
+import grpc
 import structlog
 
 from hand.v1 import auth_service_pb2 as pb
 from hand.v1 import auth_service_pb2_grpc as pb_grpc
 from hand_common.identity import Verifier
 from hand_common.refusal import Refusal, refusal_status
-from hand_common.rpc import Refused, rpc
+from hand_common.rpc import Refused, plain_status, rpc
+from hand_infra.sqlstore import store_refusal
 
 from .store import AuthStore, PlayerRecord
 from .tokens import Signer
@@ -42,7 +44,13 @@ def _name(name: str) -> str:
 
 
 def _refuse(exc: BaseException, lang: str) -> Refused | None:
-    return Refused(exc.code, refusal_status(exc, lang)) if isinstance(exc, Refusal) else None
+    """A refusal's status; the database down is UNAVAILABLE (retry), anything else is
+    ``INTERNAL`` (traceback logged, nothing of it told to the caller)."""
+    exc = store_refusal(exc) or exc
+    if not isinstance(exc, Refusal):
+        log.exception("rpc_failed")
+        return Refused("INTERNAL", plain_status(grpc.StatusCode.INTERNAL, "internal error"))
+    return Refused(exc.code, refusal_status(exc, lang))
 
 
 _rpc = rpc(log, refuse=_refuse)

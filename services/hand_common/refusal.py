@@ -39,6 +39,9 @@ DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
     "SESSION_EXPIRED": (grpc.StatusCode.UNAUTHENTICATED, {
         "en": "The session has expired; refresh it.",
         "ar": "انتهت صلاحية الجلسة؛ جدّدها."}),
+    "SERVICE_UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, {
+        "en": "The service cannot reach its database; nothing was changed. Retry shortly.",
+        "ar": "تعذّر على الخدمة الوصول إلى قاعدة بياناتها؛ لم يتغير شيء. أعد المحاولة بعد قليل."}),
 }
 
 

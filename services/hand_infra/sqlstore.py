@@ -20,9 +20,11 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
+from hand_common.refusal import Refusal
+
 from ._schema import SQLITE_BEGIN, make_engine
 
-__all__ = ["STORE_ERRORS", "SqlStore", "log_failure", "unreachable"]
+__all__ = ["STORE_ERRORS", "SqlStore", "log_failure", "store_refusal", "unreachable"]
 
 STORE_ERRORS = (DBAPIError, OSError, TimeoutError)
 """What a statement raises when the database (or the way to it) failed."""
@@ -33,6 +35,14 @@ def unreachable(exc: BaseException) -> bool:
     if isinstance(exc, (OSError, TimeoutError, InterfaceError, OperationalError)):
         return True
     return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+
+
+def store_refusal(exc: BaseException, retry_after_ms: int = 1000) -> Refusal | None:
+    """``SERVICE_UNAVAILABLE`` (gRPC UNAVAILABLE, a retry hint) for a store that cannot be
+    reached, so a client hears "retry", not ``INTERNAL``; None for any other exception."""
+    if not unreachable(exc):
+        return None
+    return Refusal("SERVICE_UNAVAILABLE", "the database cannot be reached", retry_after_ms=retry_after_ms)
 
 
 def log_failure(log: structlog.typing.FilteringBoundLogger, event: str, exc: BaseException, **kw: object) -> None:

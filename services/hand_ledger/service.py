@@ -18,6 +18,7 @@ from hand_common.limits import MAX_ID
 from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
+from hand_infra.sqlstore import store_refusal
 from hand_room.domain import token_hash
 
 from . import grpc_messages, handles, reads
@@ -32,7 +33,13 @@ LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
 def _refuse(exc: BaseException, lang: str) -> Refused | None:
-    return Refused(exc.code, to_status(exc, lang)) if isinstance(exc, Refusal) else None
+    """A refusal's status; the database down is UNAVAILABLE (retry), anything else is
+    ``INTERNAL`` (traceback logged, nothing of it told to the caller)."""
+    exc = store_refusal(exc) or exc
+    if not isinstance(exc, Refusal):
+        log.exception("rpc_failed")
+        exc = LedgerError("INTERNAL", "internal error")
+    return Refused(exc.code, to_status(exc, lang))
 
 
 _rpc = rpc(log, refuse=_refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})
