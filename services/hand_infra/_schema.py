@@ -25,6 +25,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
+from .settings import db_timeout_s
+
 metadata = MetaData()
 
 room_events = Table(
@@ -99,4 +101,9 @@ def make_engine(url: str | URL, **kwargs: object) -> AsyncEngine:
         engine = create_async_engine(parsed, **kwargs)
         _setup_sqlite(engine)
         return engine
+    # a frozen or cut-off server hangs instead of failing: bound the connect and each
+    # statement, so callers see TimeoutError ("unreachable": UNAVAILABLE, retry)
+    timeout = db_timeout_s()
+    kwargs = {**kwargs,
+              "connect_args": {"timeout": timeout, "command_timeout": timeout, **kwargs.get("connect_args", {})}}
     return create_async_engine(parsed, pool_pre_ping=True, **kwargs)

@@ -58,6 +58,19 @@ def _run_as() -> pwd.struct_passwd | None:
     raise RuntimeError("running as root and no 'postgres' or 'nobody' user to run PostgreSQL")
 
 
+def _children(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (from /proc)."""
+    out = []
+    for stat in glob.glob("/proc/[0-9]*/stat"):
+        try:
+            fields = Path(stat).read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[1]) == pid:
+            out.append(int(Path(stat).parent.name))
+    return out
+
+
 def _cleanup(proc: subprocess.Popen | None, tmp: Path) -> None:
     if proc is not None and proc.poll() is None:
         _proc.stop_process(proc, signal.SIGQUIT, timeout=5.0, what="postgres")
@@ -70,6 +83,7 @@ class TempPostgres:
     def __init__(self, start_timeout: float = 30.0, stop_timeout: float = 10.0) -> None:
         self.start_timeout, self.stop_timeout = start_timeout, stop_timeout
         self.port: int | None = None
+        self._frozen: list[int] = []  # pids stopped by freeze()
         self._tmp: Path | None = None
         self._proc: subprocess.Popen | None = None
         self._finalizer: weakref.finalize | None = None
@@ -156,6 +170,25 @@ class TempPostgres:
             self._proc.wait()
             log.info("postgres_killed", port=self.port)
 
+    def freeze(self) -> None:
+        """Stop the server and its backends (SIGSTOP), connections open: a database that
+        hangs instead of failing (a frozen VM, a cut-off network). For chaos tests."""
+        assert self._proc is not None and self._proc.poll() is None
+        self._frozen = [self._proc.pid, *_children(self._proc.pid)]
+        for pid in self._frozen:
+            os.kill(pid, signal.SIGSTOP)
+        log.info("postgres_frozen", port=self.port, processes=len(self._frozen))
+
+    def thaw(self) -> None:
+        """Let a frozen server run again (SIGCONT)."""
+        for pid in self._frozen:
+            try:
+                os.kill(pid, signal.SIGCONT)
+            except ProcessLookupError:
+                pass
+        self._frozen = []
+        log.info("postgres_thawed", port=self.port)
+
     def restart(self, timeout: float = 30.0) -> float:
         """Start the server again on the same port and data dir (crash recovery runs);
         return the seconds until it accepts connections. Retries while the killed
@@ -175,6 +208,8 @@ class TempPostgres:
 
     def stop(self) -> None:
         """Fast shutdown (SIGINT; SIGKILL after ``stop_timeout``), delete the files."""
+        if self._frozen:
+            self.thaw()
         if self._proc is not None:
             took = _proc.stop_process(self._proc, signal.SIGINT, self.stop_timeout, "postgres")
             log.info("postgres_stopped", port=self.port, stop_ms=round(took * 1000, 1))

@@ -13,7 +13,7 @@ the embedded Tansu broker and on Apache Kafka (see shared/BROKER.md):
 Environment variables (defaults and meaning: ``hand_common.config.ENV_VARS``):
 ``KAFKA_BOOTSTRAP_SERVERS`` (unset: start embedded Tansu),
 ``HAND_KAFKA_PARTITIONS``, ``HAND_KAFKA_REPLICATION``, ``HAND_KAFKA_FETCH_WAIT_MS``,
-``HAND_EVENTSTORE_URL``, and ``HAND_KAFKA_SECURITY_PROTOCOL`` and friends
+``HAND_EVENTSTORE_URL``, ``HAND_DB_TIMEOUT_S``, and ``HAND_KAFKA_SECURITY_PROTOCOL`` and friends
 (TLS / SASL, ``kafka_security``).
 """
 
@@ -115,3 +115,11 @@ def kafka_settings(env: Mapping[str, str] | None = None) -> KafkaSettings:
 def eventstore_url(env: Mapping[str, str] | None = None) -> str:
     """The event store URL from ``HAND_EVENTSTORE_URL`` or the registry's SQLite default."""
     return EnvReader(env).raw("HAND_EVENTSTORE_URL")
+
+
+def db_timeout_s(env: Mapping[str, str] | None = None) -> float:
+    """``HAND_DB_TIMEOUT_S``: how long a PostgreSQL connect or statement may take."""
+    reader = EnvReader(env)
+    seconds = reader.number("HAND_DB_TIMEOUT_S", 0.1, 600)
+    reader.check("database")
+    return seconds
