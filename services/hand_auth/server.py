@@ -33,6 +33,7 @@ class AuthServer:
         self.config = config
         self.store = AuthStore(config.url)
         self.port = 0
+        self.browser_service: tuple | None = None
         self._served: ServedService | None = None
 
     @property
@@ -45,8 +46,9 @@ class AuthServer:
         verifier = Verifier.from_config(identity)
         await self.store.start()
         served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
-        auth_service_pb2_grpc.add_AuthServiceServicer_to_server(
-            AuthService(self.store, signer, verifier, self.config.refresh_ttl_s), served.server)
+        servicer = AuthService(self.store, signer, verifier, self.config.refresh_ttl_s)
+        self.browser_service = (servicer, DESCRIPTOR, served.interceptors)  # also served to browsers by hand_web
+        auth_service_pb2_grpc.add_AuthServiceServicer_to_server(servicer, served.server)
         try:
             self.port = served.bind()
         except OSError:

@@ -202,12 +202,14 @@ class Auth(_Served):
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = AuthConfig.from_env(environ)
+        self.stack = stack
 
     async def start(self) -> None:
         from hand_auth.server import AuthServer
 
         self.server = AuthServer(self.config)
         await self.server.start()
+        self.stack.servicers.append(self.server.browser_service)  # the web app signs in through it
 
 
 #: Factories (environment, shared stack → component), in start order.

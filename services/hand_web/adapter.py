@@ -37,9 +37,15 @@ from protobuf.wkt import Any as WireAny
 
 from hand_common.door import MALFORMED
 
-__all__ = ["BrowserContext", "ServiceApp", "aborted", "method_info"]
+__all__ = ["BrowserAbort", "BrowserContext", "ServiceApp", "aborted", "method_info"]
 
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+class BrowserAbort(ConnectError, grpc.aio.AbortError):
+    """``context.abort`` on a browser call: a ``ConnectError`` for connectrpc, and a gRPC
+    ``AbortError`` for the handlers' own wrappers (``hand_common.rpc``), which let an answered
+    call through as they do on native gRPC instead of taking it for a fault (INTERNAL)."""
 
 
 def aborted(code: grpc.StatusCode, details: str = "", trailing_metadata: Sequence[tuple[str, Any]] = ()
@@ -51,7 +57,7 @@ def aborted(code: grpc.StatusCode, details: str = "", trailing_metadata: Sequenc
             status = status_pb2.Status.FromString(value)
             extra = [ErrorDetail(WireAny(type_url=d.type_url, value=d.value)) for d in status.details]
             details = details or status.message
-    return ConnectError(Code[code.name], details, details=extra)
+    return BrowserAbort(Code[code.name], details, details=extra)
 
 
 class BrowserContext:

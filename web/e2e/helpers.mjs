@@ -25,7 +25,12 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
   const p = await context.newPage();
   p.setDefaultTimeout(LONG);
   p.contentTypes = new Set(); // of the page's calls: which protocol it really speaks
-  p.on("request", (r) => { if (r.url().includes("/hand.v1.")) p.contentTypes.add(r.headers()["content-type"]); });
+  p.calls = []; // the page's calls to the game's services: [method path, carried a session token]
+  p.on("request", (r) => {
+    if (!r.url().includes("/hand.v1.")) return;
+    p.contentTypes.add(r.headers()["content-type"]);
+    if (!r.url().includes("/hand.v1.AuthService/")) p.calls.push([new URL(r.url()).pathname, !!r.headers()["authorization"]]);
+  });
   p.on("pageerror", (e) => console.log("pageerror:", e.message));
   return p;
 }
@@ -68,4 +73,19 @@ export async function playTurn(p) {
 export async function handLabels(p) {
   return p.getByRole("region", { name: /Your hand|ورقك/ }).locator("button.card").evaluateAll(
     (els) => els.map((e) => e.getAttribute("aria-label")).sort());
+}
+
+/** The page's stored identity (web/src/identity.ts) once ``ok`` holds for it. */
+export async function identityWhen(p, ok = () => true) {
+  for (;;) {
+    const id = await p.evaluate(() => JSON.parse(localStorage.getItem("hand.session") ?? "null"));
+    if (id && ok(id)) return id;
+    await p.waitForTimeout(100); // polling the page's storage: there is no event to wait on
+  }
+}
+
+export async function editIdentity(p, changes) {
+  await p.evaluate((c) => {
+    localStorage.setItem("hand.session", JSON.stringify({ ...JSON.parse(localStorage.getItem("hand.session")), ...c }));
+  }, changes);
 }

@@ -1,7 +1,7 @@
 // The web client against the real stack (HAND_WEB_URL), in Debian's chromium.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { at, awaitTurn, expectedContentType, browser, handLabels, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { at, awaitTurn, editIdentity, expectedContentType, browser, handLabels, identityWhen, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -26,11 +26,11 @@ test("a human plays a whole one-round match against three expert bots by clicks 
   await status.getByText(/Round 1 is over/).waitFor();
   await p.getByRole("button", { name: "Step forward" }).click();
   await status.getByText(end).waitFor();
-  // the leaderboard ranks accounts only: this page plays as a guest, so Ada is not on it (docs/privacy.md)
+  // the leaderboard ranks accounts: the page signed in as this browser's player, so Ada is on it
   await p.getByRole("link", { name: "Leaderboard" }).click();
   await p.getByRole("columnheader", { name: "#" }).waitFor();
-  await p.waitForLoadState("networkidle");
-  assert.equal(await p.getByRole("cell", { name: "Ada" }).count(), 0);
+  await p.getByRole("cell", { name: "Ada" }).first().waitFor();
+  assert.ok(p.calls.length > 0 && p.calls.every(([, signed]) => signed), JSON.stringify(p.calls.filter(([, s]) => !s)));
   await p.context().close();
 });
 
@@ -166,5 +166,31 @@ test("suggestions fill the staging area, the counter shows the opening total, an
   const left = 15 - (await p.getByRole("region", { name: "Table" }).getByLabel(/by Opener/).locator(".card").count());
   await hand.getByRole("heading", { name: `Your hand (${left})` }).waitFor();
   await playTurn(p); // and the turn ends with a discard
+  await p.context().close();
+});
+
+test("the page signs in as this browser's player, and renews its session when it expires or is refused", async () => {
+  const p = await page(b);
+  await p.goto(at());
+  const first = await identityWhen(p);
+  assert.match(first.playerId, /^[0-9a-f]{32}$/);
+  // an access token about to expire is refreshed before the next call (the lobby lists tables every 3 s)
+  const refreshed = p.waitForRequest((r) => r.url().includes("/hand.v1.AuthService/RefreshSession"));
+  await editIdentity(p, { accessExpiresAt: 0 });
+  await refreshed;
+  const second = await identityWhen(p, (id) => id.access !== first.access && id.accessExpiresAt > Date.now());
+  assert.equal(second.playerId, first.playerId);
+  // a token the server does not accept (a new server key, say): refused, the page signs in again as the
+  // same player (the same device) and the call goes through
+  await editIdentity(p, { access: "not.a.token", accessExpiresAt: Date.now() + 3_600_000 });
+  await startMatch(p, { name: "Signed" });
+  const third = await identityWhen(p, (id) => id.access !== "not.a.token");
+  assert.equal(third.playerId, first.playerId);
+  assert.ok(await awaitTurn(p));
+  await playTurn(p); // the seat is the account's: its moves carry the session
+  await p.reload();
+  assert.equal((await identityWhen(p)).playerId, first.playerId);
+  assert.ok(await awaitTurn(p)); // the stored seat token still works with the same player's session
+  assert.ok(p.calls.length > 0 && p.calls.every(([, signed]) => signed), JSON.stringify(p.calls.filter(([, s]) => !s)));
   await p.context().close();
 });

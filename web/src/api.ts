@@ -2,23 +2,32 @@
 // and makes one client per service, as in the connect-es eliza demo.
 import { ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
+import { AuthService } from "./gen/hand/v1/auth_service_pb";
 import { RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 import { LedgerService } from "./gen/hand/v1/ledger_service_pb";
 import { RoomService } from "./gen/hand/v1/room_service_pb";
 import { RulesService } from "./gen/hand/v1/rules_service_pb";
 import { getLang } from "./i18n";
+import { Authorizer } from "./identity";
 
 const language: Interceptor = (next) => async (req) => {
   req.header.set("accept-language", getLang());
   return next(req);
 };
-const options = { baseUrl: location.origin, useBinaryFormat: true, interceptors: [language] };
 export const transportName = new URLSearchParams(location.search).get("transport") === "grpcweb" ? "grpc-web" : "connect";
-const transport = transportName === "grpc-web" ? createGrpcWebTransport(options) : createConnectTransport(options);
+function transport(interceptors: Interceptor[]) {
+  const options = { baseUrl: location.origin, useBinaryFormat: true, interceptors };
+  return transportName === "grpc-web" ? createGrpcWebTransport(options) : createConnectTransport(options);
+}
 
-export const rooms = createClient(RoomService, transport);
-export const rules = createClient(RulesService, transport);
-export const ledger = createClient(LedgerService, transport);
+/** The auth service, without the session header; every other client sends it (identity.ts). */
+export const auth = createClient(AuthService, transport([language]));
+export const authorizer = new Authorizer(auth, () => localStorage.getItem("hand.name") || "");
+const withSession = transport([language, authorizer.interceptor]);
+
+export const rooms = createClient(RoomService, withSession);
+export const rules = createClient(RulesService, withSession);
+export const ledger = createClient(LedgerService, withSession);
 
 /** The server's message (in the player's language) of a refused call. */
 export function refusal(err: unknown): string {

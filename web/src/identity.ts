@@ -1,0 +1,115 @@
+// The player's identity in this browser (docs/clients.md, "Sessions"): a device id generated once
+// and kept in localStorage is this browser's guest account (AuthService.SignInGuest); its session
+// token goes on every call as `authorization: Bearer`, refreshed before it expires and once more when
+// a call says SESSION_EXPIRED. Refresh tokens are single use, so one sign-in or refresh runs at a
+// time. If the auth service cannot be reached the page still plays, as a guest without an account.
+import { Code, ConnectError, type Client, type Interceptor } from "@connectrpc/connect";
+import type { AuthService, Session } from "./gen/hand/v1/auth_service_pb";
+import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
+
+export interface Identity { playerId: string; access: string; accessExpiresAt: number; refresh: string; }
+
+const KEY = "hand.session";
+const DEVICE = "hand.device";
+const EARLY_MS = 30_000; // refresh this long before the access token expires
+const RETRY_SIGN_IN_MS = 30_000; // after the auth service could not be reached
+
+/** This browser's device id: 32 random characters of [A-Za-z0-9], made once. */
+export function deviceId(): string {
+  let id = localStorage.getItem(DEVICE);
+  if (!id) {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+    id = Array.from(crypto.getRandomValues(new Uint8Array(32)), (b) => alphabet[b % alphabet.length]).join("");
+    localStorage.setItem(DEVICE, id);
+  }
+  return id;
+}
+
+/** The stored identity, if this browser has signed in. */
+export function identity(): Identity | null {
+  const raw = localStorage.getItem(KEY);
+  return raw ? (JSON.parse(raw) as Identity) : null;
+}
+
+function keep(playerId: string, s: Session | undefined): Identity {
+  if (!s) throw new Error("no session in the answer");
+  const id = { playerId, access: s.accessToken, accessExpiresAt: Number(s.accessExpiresAtMs), refresh: s.refreshToken };
+  localStorage.setItem(KEY, JSON.stringify(id));
+  return id;
+}
+
+function code(err: unknown): ErrorCode | undefined {
+  return ConnectError.from(err).findDetails(RuleErrorSchema)[0]?.code;
+}
+
+type Auth = Client<typeof AuthService>;
+
+/** Signs in, refreshes and authorizes calls for one page. */
+export class Authorizer {
+  private pending: Promise<Identity | null> | null = null;
+  private unreachableUntil = 0;
+
+  constructor(private readonly auth: Auth, private readonly name: () => string) {}
+
+  private once(work: () => Promise<Identity | null>): Promise<Identity | null> {
+    this.pending ??= work().finally(() => { this.pending = null; });
+    return this.pending;
+  }
+
+  private async signIn(): Promise<Identity | null> {
+    if (Date.now() < this.unreachableUntil) return null;
+    try {
+      const r = await this.auth.signInGuest({ deviceId: deviceId(), displayName: this.name().slice(0, 64) });
+      return keep(r.player?.playerId ?? "", r.session);
+    } catch (err) {
+      console.warn("sign-in failed; playing as a guest for now", ConnectError.from(err).message);
+      this.unreachableUntil = Date.now() + RETRY_SIGN_IN_MS;
+      return null;
+    }
+  }
+
+  private async refreshed(id: Identity): Promise<Identity | null> {
+    try {
+      const r = await this.auth.refreshSession({ refreshToken: id.refresh });
+      return keep(id.playerId, r.session);
+    } catch (err) {
+      if (ConnectError.from(err).code !== Code.Unauthenticated) return id; // try the old one; next call retries
+      localStorage.removeItem(KEY); // spent, expired or revoked: the device signs in again (same player)
+      return this.signIn();
+    }
+  }
+
+  /** A usable identity: the stored one, refreshed when it is about to expire, or a new sign-in. */
+  current(): Promise<Identity | null> {
+    const id = identity();
+    if (id && id.accessExpiresAt - EARLY_MS > Date.now()) return Promise.resolve(id);
+    return this.once(() => (id ? this.refreshed(id) : this.signIn()));
+  }
+
+  /** After a call refused the token: a fresh one (null: go on without). */
+  private renew(err: unknown, used: Identity): Promise<Identity | null> {
+    return this.once(async () => {
+      const now = identity();
+      if (now && now.access !== used.access) return now; // another call renewed it meanwhile
+      if (code(err) === ErrorCode.SESSION_EXPIRED) return this.refreshed(used);
+      localStorage.removeItem(KEY); // a token the server does not accept (e.g. a new server key)
+      return this.signIn();
+    });
+  }
+
+  /** The interceptor of every service client but the auth service's own. */
+  readonly interceptor: Interceptor = (next) => async (req) => {
+    const id = await this.current();
+    if (id) req.header.set("authorization", `Bearer ${id.access}`);
+    try {
+      return await next(req);
+    } catch (err) {
+      // a stream's request body is spent: the Watch loop reconnects with the renewed token itself
+      if (!id || req.stream || ConnectError.from(err).code !== Code.Unauthenticated) throw err;
+      const fresh = await this.renew(err, id);
+      if (!fresh) throw err;
+      req.header.set("authorization", `Bearer ${fresh.access}`);
+      return await next(req);
+    }
+  };
+}
