@@ -75,13 +75,14 @@ export async function handLabels(p) {
     (els) => els.map((e) => e.getAttribute("aria-label")).sort());
 }
 
-/** The page's stored identity (web/src/identity.ts) once ``ok`` holds for it. */
-export async function identityWhen(p, ok = () => true) {
-  for (;;) {
-    const id = await p.evaluate(() => JSON.parse(localStorage.getItem("hand.session") ?? "null"));
-    if (id && ok(id)) return id;
-    await p.waitForTimeout(100); // polling the page's storage: there is no event to wait on
-  }
+/** The page's stored identity (web/src/identity.ts), once it is there, its access token is not
+ * ``notAccess`` and, with ``fresh``, it has not expired. */
+export async function identityWhen(p, { notAccess = null, fresh = false } = {}) {
+  const handle = await p.waitForFunction(({ notAccess, fresh }) => {
+    const id = JSON.parse(localStorage.getItem("hand.session") ?? "null");
+    return id && id.access !== notAccess && (!fresh || id.accessExpiresAt > Date.now()) ? id : null;
+  }, { notAccess, fresh });
+  return handle.jsonValue();
 }
 
 export async function editIdentity(p, changes) {

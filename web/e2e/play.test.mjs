@@ -178,13 +178,13 @@ test("the page signs in as this browser's player, and renews its session when it
   const refreshed = p.waitForRequest((r) => r.url().includes("/hand.v1.AuthService/RefreshSession"));
   await editIdentity(p, { accessExpiresAt: 0 });
   await refreshed;
-  const second = await identityWhen(p, (id) => id.access !== first.access && id.accessExpiresAt > Date.now());
+  const second = await identityWhen(p, { notAccess: first.access, fresh: true });
   assert.equal(second.playerId, first.playerId);
   // a token the server does not accept (a new server key, say): refused, the page signs in again as the
   // same player (the same device) and the call goes through
   await editIdentity(p, { access: "not.a.token", accessExpiresAt: Date.now() + 3_600_000 });
   await startMatch(p, { name: "Signed" });
-  const third = await identityWhen(p, (id) => id.access !== "not.a.token");
+  const third = await identityWhen(p, { notAccess: "not.a.token" });
   assert.equal(third.playerId, first.playerId);
   assert.ok(await awaitTurn(p));
   await playTurn(p); // the seat is the account's: its moves carry the session
