@@ -1,6 +1,7 @@
 """``python -m hand_run`` as a child process on free ports, for end-to-end tests and benches.
 
-``LocalStack(folder)`` starts the whole stack (every port 0, SQLite files in ``folder``), waits
+``LocalStack(folder)`` starts the whole stack (every port 0, SQLite files and the development
+signing key in ``folder``), waits
 for the launcher's "listening on" lines and exposes the addresses it printed; ``stop()`` sends
 SIGINT as Ctrl-C would.
 """
@@ -25,10 +26,14 @@ class LocalStack:
     def __init__(self, folder: Path, env: dict[str, str] | None = None) -> None:
         self.folder = folder
         self.log = folder / "run.out"
+        # nothing shared with `make run` or another stack: every port free, every file in ``folder``
         self.env = {**os.environ, "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LEDGER_PORT": "0",
-                    "HAND_BOT_PORT": "0", "HAND_WEB_PORT": "0", "HAND_LOG_FORMAT": "json",
-                    "HAND_LOG_LEVEL": "warning", "HAND_EVENTSTORE_URL": f"sqlite:///{folder / 'events.db'}",
-                    "HAND_LEDGER_URL": f"sqlite:///{folder / 'ledger.db'}", **(env or {})}
+                    "HAND_BOT_PORT": "0", "HAND_WEB_PORT": "0", "HAND_AUTH_PORT": "0", "HAND_BROKER_PORT": "0",
+                    "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": "warning",
+                    "HAND_EVENTSTORE_URL": f"sqlite:///{folder / 'events.db'}",
+                    "HAND_LEDGER_URL": f"sqlite:///{folder / 'ledger.db'}",
+                    "HAND_AUTH_URL": f"sqlite:///{folder / 'auth.db'}",
+                    "HAND_AUTH_DEV_KEY_FILE": str(folder / "auth-dev.key"), **(env or {})}
         self.targets: dict[str, str] = {}
         self.url = ""
         self.proc: subprocess.Popen | None = None

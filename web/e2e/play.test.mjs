@@ -191,6 +191,11 @@ test("the page signs in as this browser's player, and renews its session when it
   await p.reload();
   assert.equal((await identityWhen(p)).playerId, first.playerId);
   assert.ok(await awaitTurn(p)); // the stored seat token still works with the same player's session
+  // the table's stream refused a session the server does not accept: renewed, and it follows on
+  await editIdentity(p, { access: "not.a.token", accessExpiresAt: Date.now() + 3_600_000 });
+  await p.evaluate(() => window.__hand.drop());
+  assert.equal((await identityWhen(p, { notAccess: "not.a.token" })).playerId, first.playerId);
+  await playTurn(p); // its move is accepted, with the renewed session
   assert.ok(p.calls.length > 0 && p.calls.every(([, signed]) => signed), JSON.stringify(p.calls.filter(([, s]) => !s)));
   await p.context().close();
 });

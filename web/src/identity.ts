@@ -97,6 +97,13 @@ export class Authorizer {
     });
   }
 
+  /** A stream refused the session (its error comes while reading, past the interceptor): renew
+   * the stored identity, so the stream's next attempt sends a usable token. */
+  async refused(err: unknown): Promise<void> {
+    const id = identity();
+    if (id && ConnectError.from(err).code === Code.Unauthenticated) await this.renew(err, id);
+  }
+
   /** The interceptor of every service client but the auth service's own. */
   readonly interceptor: Interceptor = (next) => async (req) => {
     const id = await this.current();
@@ -104,7 +111,7 @@ export class Authorizer {
     try {
       return await next(req);
     } catch (err) {
-      // a stream's request body is spent: the Watch loop reconnects with the renewed token itself
+      // a stream's request body is spent: its loop renews (refused) and reconnects itself
       if (!id || req.stream || ConnectError.from(err).code !== Code.Unauthenticated) throw err;
       const fresh = await this.renew(err, id);
       if (!fresh) throw err;

@@ -1,6 +1,6 @@
 // Seat tokens kept in the browser, and a Watch that resumes from the last seq + 1 after a drop.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { rooms } from "./api";
+import { authorizer, rooms } from "./api";
 import { decode, type Update } from "./events";
 import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 
@@ -63,6 +63,7 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
       } catch (err) {
         // dropped: reconnect below, from the last seq seen + 1
         if (token && seatTokenDead(err)) { forgetSeat(roomId); token = ""; }
+        else await authorizer.refused(err); // a session refused: renewed before the next attempt
       } finally {
         stop.signal.removeEventListener("abort", quit);
       }
