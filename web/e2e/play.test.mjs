@@ -199,3 +199,16 @@ test("the page signs in as this browser's player, and renews its session when it
   assert.ok(p.calls.length > 0 && p.calls.every(([, signed]) => signed), JSON.stringify(p.calls.filter(([, s]) => !s)));
   await p.context().close();
 });
+
+test("a device whose clock is two hours ahead keeps its session instead of refreshing on every call", async () => {
+  const p = await page(b);
+  await p.clock.install({ time: Date.now() + 2 * 3_600_000 });
+  let refreshes = 0;
+  p.on("request", (r) => { if (r.url().includes("/hand.v1.AuthService/RefreshSession")) refreshes++; });
+  await startMatch(p, { name: "Skewed" });
+  assert.ok(await awaitTurn(p));
+  await playTurn(p);
+  assert.equal(refreshes, 0); // the token's lifetime is counted on the device's own clock
+  assert.ok(p.calls.length > 3 && p.calls.every(([, signed]) => signed));
+  await p.context().close();
+});

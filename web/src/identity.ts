@@ -31,9 +31,22 @@ export function identity(): Identity | null {
   return raw ? (JSON.parse(raw) as Identity) : null;
 }
 
+/** How long a session token lives (its `exp` − `iat`), so that its expiry is kept on this device's
+ * clock: a clock set wrong would otherwise see every token as expired and refresh on every call. */
+function lifetimeMs(token: string, fallback: number): number {
+  try {
+    const part = token.split(".")[1].replace(/-/g, "+").replace(/_/g, "/");
+    const claims = JSON.parse(atob(part + "=".repeat((4 - (part.length % 4)) % 4)));
+    return (claims.exp - claims.iat) * 1000;
+  } catch {
+    return fallback;
+  }
+}
+
 function keep(playerId: string, s: Session | undefined): Identity {
   if (!s) throw new Error("no session in the answer");
-  const id = { playerId, access: s.accessToken, accessExpiresAt: Number(s.accessExpiresAtMs), refresh: s.refreshToken };
+  const lifetime = lifetimeMs(s.accessToken, Number(s.accessExpiresAtMs) - Date.now());
+  const id = { playerId, access: s.accessToken, accessExpiresAt: Date.now() + lifetime, refresh: s.refreshToken };
   localStorage.setItem(KEY, JSON.stringify(id));
   return id;
 }
