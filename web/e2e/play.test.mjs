@@ -30,6 +30,10 @@ test("a human plays a whole one-round match against three expert bots by clicks 
   await p.getByRole("link", { name: "Leaderboard" }).click();
   await p.getByRole("columnheader", { name: "#" }).waitFor();
   await p.getByRole("cell", { name: "Ada" }).first().waitFor();
+  // above it the player's own statistics, and their row is marked
+  const mine = p.getByRole("region", { name: "Your statistics" });
+  await mine.getByText(/^Ada · Rating -?\d+\.\d · Matches 1 · Wins [01]$/).waitFor();
+  await p.locator('tr[aria-current="true"]').getByRole("cell", { name: "Ada" }).waitFor();
   assert.ok(p.calls.length > 0 && p.calls.every(([, signed]) => signed), JSON.stringify(p.calls.filter(([, s]) => !s)));
   await p.context().close();
 });
@@ -174,6 +178,9 @@ test("the page signs in as this browser's player, and renews its session when it
   await p.goto(at());
   const first = await identityWhen(p);
   assert.match(first.playerId, /^[0-9a-f]{32}$/);
+  await p.getByRole("link", { name: "Leaderboard" }).click(); // a new player has no statistics yet
+  await p.getByRole("region", { name: "Your statistics" }).getByText(/No finished match yet/).waitFor();
+  await p.getByRole("link", { name: "Lobby" }).click();
   // an access token about to expire is refreshed before the next call (the lobby lists tables every 3 s)
   const refreshed = p.waitForRequest((r) => r.url().includes("/hand.v1.AuthService/RefreshSession"));
   await editIdentity(p, { accessExpiresAt: 0 });

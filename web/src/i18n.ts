@@ -21,6 +21,7 @@ const en = {
   wins: "Wins", player: "Player", meldBy: (n: string) => `by ${n}`, opened: "open", step: "Step",
   hint: "Select cards, then stage, lay off (click a meld) or discard. Drag works too.",
   watch: "Watch", roomLabel: "Room", seat: "Seat",
+  yourStats: "Your statistics", noStatsYet: "No finished match yet: your rating appears after your first.",
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -44,6 +45,7 @@ const ar: Texts = {
   wins: "الانتصارات", player: "اللاعب", meldBy: (n: string) => `لـ ${n}`, opened: "نازل", step: "الخطوة",
   hint: "حدّد أوراقاً ثم جهّزها أو ألصقها (انقر مجموعة) أو ارمِ. السحب والإفلات يعمل أيضاً.",
   watch: "شاهد", roomLabel: "الغرفة", seat: "المقعد",
+  yourStats: "إحصاءاتك", noStatsYet: "لا مباراة منتهية بعد: يظهر تقييمك بعد أول مباراة.",
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

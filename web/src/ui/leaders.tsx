@@ -1,18 +1,29 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
-import type { LeaderboardEntry } from "../gen/hand/v1/ledger_service_pb";
+import type { LeaderboardEntry, PlayerStats } from "../gen/hand/v1/ledger_service_pb";
 import { t } from "../i18n";
 
+/** The leaderboard, and the signed-in player's own statistics above it (their row marked). */
 export function Leaderboard() {
   const tx = t();
   const [rows, setRows] = useState<LeaderboardEntry[]>([]);
+  const [me, setMe] = useState<PlayerStats | null | undefined>(undefined); // undefined: still asking
   const [error, setError] = useState("");
-  useEffect(() => { ledger.getLeaderboard({ pageSize: 50 }).then((r) => setRows(r.entries), (e) => setError(refusal(e))); }, []);
+  useEffect(() => {
+    ledger.getLeaderboard({ pageSize: 50 }).then((r) => setRows(r.entries), (e) => setError(refusal(e)));
+    ledger.getPlayerStats({}).then((r) => setMe(r.stats ?? null), () => setMe(null)); // no match yet, or a guest
+  }, []);
   return <main class="panel">
     <h2>{tx.leaderboard}</h2>
     {error && <p role="alert" class="error">{error}</p>}
+    <section aria-label={tx.yourStats} class="me">
+      {me ? <p>{me.name || me.handle} · {tx.rating} {me.rating?.ordinal.toFixed(1)} · {tx.matches} {me.matches} · {tx.wins} {me.wins}</p>
+        : me === null ? <p>{tx.noStatsYet}</p> : null}
+    </section>
     <table><thead><tr><th>#</th><th>{tx.player}</th><th>{tx.rating}</th><th>{tx.matches}</th><th>{tx.wins}</th></tr></thead>
-      <tbody>{rows.map((r) => <tr><td>{r.rank}</td><td>{r.stats?.name || r.stats?.handle}</td>
+      <tbody>{rows.map((r) => <tr class={me && r.stats?.handle === me.handle ? "me" : undefined}
+        aria-current={me && r.stats?.handle === me.handle ? "true" : undefined}>
+        <td>{r.rank}</td><td>{r.stats?.name || r.stats?.handle}</td>
         <td>{r.stats?.rating?.ordinal.toFixed(1)}</td><td>{r.stats?.matches}</td><td>{r.stats?.wins}</td></tr>)}</tbody></table>
   </main>;
 }
