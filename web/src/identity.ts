@@ -64,8 +64,11 @@ export class Authorizer {
 
   constructor(private readonly auth: Auth, private readonly name: () => string) {}
 
+  /** ``work`` alone: one at a time in this page, and across the browser's tabs (they share the stored
+   * session: two tabs refreshing with one single-use token would revoke the player's sessions). */
   private once(work: () => Promise<Identity | null>): Promise<Identity | null> {
-    this.pending ??= work().finally(() => { this.pending = null; });
+    const locks = (navigator as { locks?: { request<T>(name: string, f: () => Promise<T>): Promise<T> } }).locks;
+    this.pending ??= (locks ? locks.request(KEY, work) : work()).finally(() => { this.pending = null; });
     return this.pending;
   }
 
@@ -94,9 +97,14 @@ export class Authorizer {
 
   /** A usable identity: the stored one, refreshed when it is about to expire, or a new sign-in. */
   current(): Promise<Identity | null> {
+    const usable = (id: Identity | null): id is Identity => !!id && id.accessExpiresAt - EARLY_MS > Date.now();
     const id = identity();
-    if (id && id.accessExpiresAt - EARLY_MS > Date.now()) return Promise.resolve(id);
-    return this.once(() => (id ? this.refreshed(id) : this.signIn()));
+    if (usable(id)) return Promise.resolve(id);
+    return this.once(async () => {
+      const now = identity(); // another tab may have renewed it while this one waited for the lock
+      if (usable(now)) return now;
+      return now ? this.refreshed(now) : this.signIn();
+    });
   }
 
   /** After a call refused the token: a fresh one (null: go on without). */
