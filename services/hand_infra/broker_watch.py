@@ -40,12 +40,17 @@ log = structlog.get_logger("hand_infra.broker_watch")
 Recover = Callable[[], Awaitable[None]]
 
 
-async def cancel_task(task: asyncio.Task | None) -> None:
-    """Cancel a background loop and wait for it to end."""
-    if task is not None:
+async def cancel_task(task: asyncio.Task | None, again_after_s: float = 1.0) -> None:
+    """Cancel a background loop and wait for it to end. The cancel is repeated while the
+    loop runs on: Python 3.11's ``asyncio.wait_for`` can swallow a cancellation that arrives
+    as its inner call completes, and the loop then goes round forever (a CI run hung in a
+    fixture's teardown on a BrokerWatch that went on probing)."""
+    while task is not None and not task.done():
         task.cancel()
+        await asyncio.wait({task}, timeout=again_after_s)
+    if task is not None and not task.cancelled():
         with contextlib.suppress(asyncio.CancelledError):
-            await task
+            task.result()  # an error the loop ended with is raised, as awaiting it did
 
 
 def stop_in_background(client) -> None:
