@@ -97,8 +97,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
-        async with asyncio.timeout(self.store_timeout_s):  # a hanging store: UNAVAILABLE (_failure)
-            room = await self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh)
+        room = await asyncio.wait_for(self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh),
+                                      self.store_timeout_s)  # a hanging store: UNAVAILABLE (_failure)
         if room is None:
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room

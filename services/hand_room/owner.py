@@ -266,12 +266,7 @@ class RoomOwner(TurnKeeping):
         keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
         budget = StoreBudget(self.store_timeout_s)  # the lookup, cold loads and the append share it
         prior = await budget.call(self.store.lookup_actions(keys)) if keys else {}
-        rooms = {r: self.repo.cached(r) for r in by_room}
-        cold = [r for r, room in rooms.items() if room is None]
-        for r in rooms.keys() - cold:
-            self.repo.put(rooms[r])  # recently used, as a read would mark it
-        if cold:  # folded from the store within the batch's budget; a warm batch awaits nothing here
-            rooms.update(zip(cold, await budget.call(self._fold(cold)), strict=True))
+        rooms = await budget.call(self._rooms(list(by_room)))
         batch = _Batch()
         await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
@@ -308,9 +303,9 @@ class RoomOwner(TurnKeeping):
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
         return batch.redo
 
-    async def _fold(self, room_ids: list[str]) -> list[Room | None]:
-        """Rooms not in the cache, read from the store at once (None: no such room)."""
-        return await asyncio.gather(*(self.repo.get(r) for r in room_ids))
+    async def _rooms(self, room_ids: list[str]) -> dict[str, Room | None]:
+        """The batch's rooms: cached, or folded from the store (the cold ones at once)."""
+        return dict(zip(room_ids, await asyncio.gather(*(self.repo.get(r) for r in room_ids)), strict=True))
 
     async def _plan(self, room_id: str, cmds: list[Command], prior: dict, batch: _Batch,
                     room: Room | None) -> None:

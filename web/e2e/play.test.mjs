@@ -219,26 +219,3 @@ test("a device whose clock is two hours ahead keeps its session instead of refre
   assert.ok(p.calls.length > 3 && p.calls.every(([, signed]) => signed));
   await p.context().close();
 });
-
-test("two tabs of one browser share its player and refresh their session once", async () => {
-  const one = await page(b);
-  await one.goto(at());
-  const first = await identityWhen(one);
-  const two = await one.context().newPage();
-  await two.goto(at());
-  let refreshes = 0, signIns = 0;
-  one.context().on("request", (r) => {
-    if (r.url().includes("/hand.v1.AuthService/RefreshSession")) refreshes++;
-    if (r.url().includes("/hand.v1.AuthService/SignInGuest")) signIns++;
-  });
-  // the session expires; both tabs load at once and each needs it refreshed for its first call
-  await editIdentity(one, { accessExpiresAt: 0 });
-  const listed = [one, two].map((p) => p.waitForResponse((r) => r.url().includes("/hand.v1.RoomService/ListRooms")));
-  await Promise.all([one.reload(), two.reload()]);
-  await Promise.all(listed);
-  assert.equal(refreshes, 1); // a second refresh would spend the token twice and revoke the player's sessions
-  assert.equal(signIns, 0);
-  const after = await identityWhen(two, { notAccess: first.access, fresh: true });
-  assert.equal(after.playerId, first.playerId);
-  await one.context().close();
-});

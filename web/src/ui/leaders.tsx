@@ -21,9 +21,9 @@ export function Leaderboard() {
         : me === null ? <p>{tx.noStatsYet}</p> : null}
     </section>
     <table><thead><tr><th>#</th><th>{tx.player}</th><th>{tx.rating}</th><th>{tx.matches}</th><th>{tx.wins}</th></tr></thead>
-      <tbody>{rows.map((r) => { const mine = !!me && r.stats?.handle === me.handle; return <tr class={mine ? "me" : undefined}
-        aria-current={mine ? "true" : undefined}>
+      <tbody>{rows.map((r) => <tr class={me && r.stats?.handle === me.handle ? "me" : undefined}
+        aria-current={me && r.stats?.handle === me.handle ? "true" : undefined}>
         <td>{r.rank}</td><td>{r.stats?.name || r.stats?.handle}</td>
-        <td>{r.stats?.rating?.ordinal.toFixed(1)}</td><td>{r.stats?.matches}</td><td>{r.stats?.wins}</td></tr>; })}</tbody></table>
+        <td>{r.stats?.rating?.ordinal.toFixed(1)}</td><td>{r.stats?.matches}</td><td>{r.stats?.wins}</td></tr>)}</tbody></table>
   </main>;
 }
