@@ -7,6 +7,7 @@ effect; the caller appends ``Decision.events`` and adopts ``Decision.room``.
 from __future__ import annotations
 
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -76,113 +77,158 @@ def _current(room: Room, round_no: int, turn_no: int) -> bool:
 
 
 async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) -> Decision:
-    body = cmd.body
-    if isinstance(body, CreateRoom):
+    """The events ``cmd`` produces on ``room``: the handler of its kind (``HANDLERS``)."""
+    handler = HANDLERS.get(type(cmd.body))
+    if handler is None:
+        raise RoomError("INVALID_ARGUMENT", "unknown command", field="command")
+    if isinstance(cmd.body, CreateRoom):
         if room is not None:
             raise RoomError(RoomCode.ROOM_EXISTS, "room exists")
         d = Decision(None, cmd.room_id, now)
-        d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
-                          seats=body.seats, turn_seconds=body.turn_seconds))
-        d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
-                        token_hash=body.token_hash))
-        d.seat = 0
+        await handler(d, cmd, rules)
         return d
     if room is None:
         raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
-    d = Decision(room, cmd.room_id, now)
-    if room.status == "finished" and not isinstance(body, Presence):
+    if room.status == "finished" and not isinstance(cmd.body, Presence):
         if cmd.seat is not None:  # a seat token expires with the match
             raise RoomError(RoomCode.SEAT_TOKEN_EXPIRED, "the match is over", field="seat_token",
                             reason="match_ended")
         raise RoomError(RoomCode.MATCH_OVER, "the match is over")
-    if isinstance(body, JoinRoom):
-        _waiting(room)
-        free = room.free_seats()
-        if not free:
-            raise RoomError(RoomCode.ROOM_FULL, "no free seat", seats=room.n)
-        if body.wanted_seat is not None and body.wanted_seat not in free:
-            raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
-        seat = free[0] if body.wanted_seat is None else body.wanted_seat
-        d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
-                        token_hash=body.token_hash))
-        d.seat = seat
-    elif isinstance(body, LeaveRoom):
-        seat = _seat_of(room, cmd)
-        if room.status == "waiting":
-            d.add(SeatLeft(seat=seat))
-        elif not room.seats[seat].away:
-            d.add(SeatAway(seat=seat, reason="left", bot_level=STAND_IN_LEVEL))
-        d.seat = seat
-    elif isinstance(body, RemovePlayer):
-        host = _host(room, cmd)
-        _waiting(room)
-        if not 0 <= body.seat < room.n or body.seat == host:
-            raise RoomError("INVALID_ARGUMENT", "not a seat the host can free", field="seat",
-                            min=0, max=room.n - 1, host_seat=host)
-        if room.seats[body.seat].kind == "empty":
-            raise RoomError(RoomCode.SEAT_EMPTY, "that seat is free already", seat=body.seat)
-        d.add(SeatLeft(seat=body.seat))
-        d.seat = body.seat
-    elif isinstance(body, FillWithBots):
-        _host(room, cmd)
-        _waiting(room)
-        if body.level not in BOT_LEVELS:
-            raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
-        for seat in room.free_seats():
-            d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}"))
-    elif isinstance(body, StartMatch):
-        _host(room, cmd)
-        _waiting(room)
-        if room.free_seats():
-            raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
-                            free=len(room.free_seats()))
-        d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed))
-        await _deal(d, rules)
-    elif isinstance(body, Act):
-        seat = _seat_of(room, cmd)
-        _playing(room)
-        if body.expected_seq is not None and body.expected_seq > room.seq:
-            raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "expected_seq is past the room's history",
-                            field="expected_seq", expected_seq=body.expected_seq, next_seq=room.seq)
-        if body.expected_seq is not None and body.expected_seq != room.seq:
-            raise RoomError(RoomCode.STALE_ACTION, "the room has moved on since that view",
-                            seq=room.seq, expected_seq=body.expected_seq)
-        if not room.seats[seat].away:
-            await _move(d, rules, seat, body.action, "player")
-        else:  # the player is back: the seat is theirs again even if this move is refused
-            d.add(SeatBack(seat=seat, connected_at=now))
-            try:
-                await _move(d, rules, seat, body.action, "player")
-            except RuleViolation as exc:
-                d.refusal = exc
-    elif isinstance(body, TurnTimeout):
-        if not _current(room, body.round_no, body.turn_no):
-            return d  # a stale timer: nothing to do
-        seat = room.round.turn.seat
-        d.add(TurnTimedOut(seat=seat, round_no=body.round_no, turn_no=body.turn_no))
-        await _auto(d, rules, seat)
-        s = d.room.seats[seat]
-        if s.kind == "human" and not s.away and s.timeouts >= body.away_after and d.room.status == "playing":
-            d.add(SeatAway(seat=seat, reason="timeouts", bot_level=STAND_IN_LEVEL))
-    elif isinstance(body, BotTurn):
-        seat = body.seat
-        if not _current(room, body.round_no, body.turn_no) or not room.bot_controls(seat) \
-                or room.round.turn.seat != seat or _answered_before_a_move(room, body):
-            return d  # answered too late, twice, or the player took the seat back
-        await _bot_turn(d, rules, seat, body.actions)
-    elif isinstance(body, Presence):
-        seat = _seat_of(room, cmd)
-        s = room.seats[seat]
-        if room.status == "finished":
-            return d  # nothing is appended after match_ended
-        if body.connected:
-            d.add(SeatBack(seat=seat, connected_at=body.at) if s.away
-                  else SeatConnected(seat=seat, connected_at=body.at))
-        elif not s.away and room.status == "playing" and body.at >= s.connected_at:
-            d.add(SeatAway(seat=seat, reason="disconnected", bot_level=STAND_IN_LEVEL))
-    else:
-        raise RoomError("INVALID_ARGUMENT", "unknown command", field="command")
+    d = Decision(room, cmd.room_id, now)
+    await handler(d, cmd, rules)
     return d
+
+
+async def _create(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    body: CreateRoom = cmd.body
+    d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
+                      seats=body.seats, turn_seconds=body.turn_seconds))
+    d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
+                    token_hash=body.token_hash))
+    d.seat = 0
+
+
+async def _join(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    _waiting(room)
+    free = room.free_seats()
+    if not free:
+        raise RoomError(RoomCode.ROOM_FULL, "no free seat", seats=room.n)
+    if body.wanted_seat is not None and body.wanted_seat not in free:
+        raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
+    seat = free[0] if body.wanted_seat is None else body.wanted_seat
+    d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
+                    token_hash=body.token_hash))
+    d.seat = seat
+
+
+async def _leave(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room = d.room
+    seat = _seat_of(room, cmd)
+    if room.status == "waiting":
+        d.add(SeatLeft(seat=seat))
+    elif not room.seats[seat].away:
+        d.add(SeatAway(seat=seat, reason="left", bot_level=STAND_IN_LEVEL))
+    d.seat = seat
+
+
+async def _remove(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    host = _host(room, cmd)
+    _waiting(room)
+    if not 0 <= body.seat < room.n or body.seat == host:
+        raise RoomError("INVALID_ARGUMENT", "not a seat the host can free", field="seat",
+                        min=0, max=room.n - 1, host_seat=host)
+    if room.seats[body.seat].kind == "empty":
+        raise RoomError(RoomCode.SEAT_EMPTY, "that seat is free already", seat=body.seat)
+    d.add(SeatLeft(seat=body.seat))
+    d.seat = body.seat
+
+
+async def _fill(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    _host(room, cmd)
+    _waiting(room)
+    if body.level not in BOT_LEVELS:
+        raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
+    for seat in room.free_seats():
+        d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}"))
+
+
+async def _start(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    _host(room, cmd)
+    _waiting(room)
+    if room.free_seats():
+        raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
+                        free=len(room.free_seats()))
+    d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed))
+    await _deal(d, rules)
+
+
+async def _act(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    seat = _seat_of(room, cmd)
+    _playing(room)
+    if body.expected_seq is not None and body.expected_seq > room.seq:
+        raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "expected_seq is past the room's history",
+                        field="expected_seq", expected_seq=body.expected_seq, next_seq=room.seq)
+    if body.expected_seq is not None and body.expected_seq != room.seq:
+        raise RoomError(RoomCode.STALE_ACTION, "the room has moved on since that view",
+                        seq=room.seq, expected_seq=body.expected_seq)
+    if not room.seats[seat].away:
+        await _move(d, rules, seat, body.action, "player")
+        return
+    d.add(SeatBack(seat=seat, connected_at=d.now))  # the seat is the player's again even if the move is refused
+    try:
+        await _move(d, rules, seat, body.action, "player")
+    except RuleViolation as exc:
+        d.refusal = exc
+
+
+async def _timeout(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    if not _current(room, body.round_no, body.turn_no):
+        return  # a stale timer: nothing to do
+    seat = room.round.turn.seat
+    d.add(TurnTimedOut(seat=seat, round_no=body.round_no, turn_no=body.turn_no))
+    await _auto(d, rules, seat)
+    s = d.room.seats[seat]
+    if s.kind == "human" and not s.away and s.timeouts >= body.away_after and d.room.status == "playing":
+        d.add(SeatAway(seat=seat, reason="timeouts", bot_level=STAND_IN_LEVEL))
+
+
+async def _bot(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    seat = body.seat
+    if not _current(room, body.round_no, body.turn_no) or not room.bot_controls(seat) \
+            or room.round.turn.seat != seat or _answered_before_a_move(room, body):
+        return  # answered too late, twice, or the player took the seat back
+    await _bot_turn(d, rules, seat, body.actions)
+
+
+async def _presence(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    """A seat's first stream anywhere, or its last one closed (the owner's presence
+    tracker debounces the streams: it passes only those two moments on)."""
+    room, body = d.room, cmd.body
+    seat = _seat_of(room, cmd)
+    s = room.seats[seat]
+    if room.status == "finished":
+        return  # nothing is appended after match_ended
+    if body.connected:
+        d.add(SeatBack(seat=seat, connected_at=body.at) if s.away
+              else SeatConnected(seat=seat, connected_at=body.at))
+    elif not s.away and room.status == "playing" and body.at >= s.connected_at:
+        d.add(SeatAway(seat=seat, reason="disconnected", bot_level=STAND_IN_LEVEL))
+
+
+Handler = Callable[[Decision, Command, RulesPort], Awaitable[None]]
+
+#: one handler per command kind (cosmicpython's ``handlers.py``)
+HANDLERS: dict[type, Handler] = {
+    CreateRoom: _create, JoinRoom: _join, LeaveRoom: _leave, RemovePlayer: _remove, FillWithBots: _fill,
+    StartMatch: _start, Act: _act, TurnTimeout: _timeout, BotTurn: _bot, Presence: _presence,
+}
 
 
 def _answered_before_a_move(room: Room, body: BotTurn) -> bool:
