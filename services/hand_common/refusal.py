@@ -42,6 +42,9 @@ DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
     "SERVICE_UNAVAILABLE": (grpc.StatusCode.UNAVAILABLE, {
         "en": "The service cannot reach its database; nothing was changed. Retry shortly.",
         "ar": "تعذّر على الخدمة الوصول إلى قاعدة بياناتها؛ لم يتغير شيء. أعد المحاولة بعد قليل."}),
+    "OVERLOADED": (grpc.StatusCode.RESOURCE_EXHAUSTED, {
+        "en": "The server is at capacity; nothing was changed. Retry shortly with the same request.",
+        "ar": "الخادم في أقصى طاقته؛ لم يتغير شيء. أعد المحاولة بعد قليل بالطلب نفسه."}),
 }
 
 

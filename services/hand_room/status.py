@@ -42,6 +42,8 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
         "ar": "انتهت صلاحية رمز المقعد: غودر المقعد أو أُخلي، أو انتهت المباراة."},
     "JOIN_CODE_REQUIRED": {"en": "This room is private: join it with its join code.",
                            "ar": "هذه الغرفة خاصة: انضم إليها برمز الانضمام."},
+    "ROOM_MOVED": {"en": "This room is served by another server ({owner_address}); nothing was changed.",
+                   "ar": "هذه الغرفة يخدمها خادم آخر ({owner_address})؛ لم يتغير شيء."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }

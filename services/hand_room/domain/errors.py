@@ -28,6 +28,8 @@ class RoomCode(enum.Enum):
     SEAT_EMPTY = "SEAT_EMPTY"
     SEAT_PLAYER_MISMATCH = "SEAT_PLAYER_MISMATCH"
     SEAT_TOKEN_EXPIRED = "SEAT_TOKEN_EXPIRED"
+    ROOM_MOVED = "ROOM_MOVED"
+    OVERLOADED = "OVERLOADED"
 
 
 #: codes that mean "the request itself is malformed" (gRPC INVALID_ARGUMENT)
