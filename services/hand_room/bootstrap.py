@@ -86,7 +86,7 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
                       store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
                       watch=watch)
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
-              feeds=feeds, watch=watch)
+              feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
                           store_timeout_s=config.store_timeout_s)

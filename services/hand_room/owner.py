@@ -108,6 +108,7 @@ class RoomOwner:
         self.feeds = feeds
         self.ownership = ownership
         self.owned: set[int] = set()
+        self.version = 0  # bumped when ``owned`` changes
         self.partitions = settings.partitions
         self.timers = TurnTimers(repo=self.repo, store=store, fire=self.submit, owns=self.owns, ask=self._ask_bot,
                                  away_after=away_after_timeouts, bot_grace_s=bot_grace_s,
@@ -180,6 +181,7 @@ class RoomOwner:
     # ---------------------------------------------------------------- ownership
     def _revoke(self, parts: set[int]) -> None:
         self.owned -= parts
+        self.version += 1
 
         def gone(room_id: str) -> bool:
             return partition_of(room_id, self.partitions) in parts
@@ -195,6 +197,7 @@ class RoomOwner:
             if self.owned - parts:
                 self._revoke(self.owned - parts)
         self.owned |= parts
+        self.version += 1
         rearmed = 0
         for room_id in await self.index.active():
             if partition_of(room_id, self.partitions) in parts:
