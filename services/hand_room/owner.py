@@ -42,6 +42,7 @@ from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, encode_reply
 from .partitions import partition_of
+from .publish import values
 from .ownership import OwnershipMap
 from .presence import PresenceTracker
 from .turns import TurnTimers
@@ -305,6 +306,7 @@ class RoomOwner:
                  for p in batch.planned]
         results = await budget.call(self.store.append_batch(items)) if items else []
         touched: dict[str, Room] = {}
+        published: list = []
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
@@ -322,14 +324,15 @@ class RoomOwner:
                     for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
                         self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
+                published.extend(p.decision.events)
                 if p.before is None or _listing(p.before) != _listing(room):
                     await self.index.upsert(room)
                 refusal = p.decision.refusal
                 reply = self._refusal(p.cmd, refusal) if refusal is not None else Reply(
                     p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)
                 await self._reply(p.cmd, reply)
-        if touched and self.relay is not None:
-            self.relay.notify()
+        if published and self.relay is not None:  # sent now; the outbox stays the safety net
+            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
         for room in touched.values():
             self.timers.arm(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
