@@ -154,6 +154,18 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "250", "the longest a queued command may have waited before new clients' commands are "
                    "refused OVERLOADED (admission by queue time, not by timeouts)"
         ),
+        "HAND_ROOM_WAITING_TTL_S": EnvVar(
+            "1800", "seconds a room may wait for its match to start; then it is no longer listed, "
+                    "joined or started (ROOM_NOT_FOUND, reason expired) and leaves memory (0: never)"
+        ),
+        "HAND_ROOM_CREATE_PER_PLAYER_PER_MIN": EnvVar(
+            "20", "rooms one player (session, or guest id) may create a minute (token bucket, burst "
+                  "the same); past it CreateRoom is refused RATE_LIMITED (limit rooms_per_player); 0: no limit"
+        ),
+        "HAND_ROOM_CREATE_PER_PEER_PER_MIN": EnvVar(
+            "300", "rooms one peer address may create a minute (token bucket, burst the same); past it "
+                   "CreateRoom is refused RATE_LIMITED (limit rooms_per_peer); 0: no limit"
+        ),
         "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
             "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
                 "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
@@ -547,6 +559,9 @@ class RoomConfig:
     web_url: str = ""
     max_pending: int = 2000
     max_queue_delay_ms: int = 250
+    waiting_ttl_s: int = 1800
+    create_per_player_per_min: int = 20
+    create_per_peer_per_min: int = 300
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -569,6 +584,9 @@ class RoomConfig:
             web_url=_advertised_web_url(env),
             max_pending=env.integer("HAND_ROOM_MAX_PENDING", 1, 10**7),
             max_queue_delay_ms=env.integer("HAND_ROOM_MAX_QUEUE_DELAY_MS", 1, 600_000),
+            waiting_ttl_s=env.integer("HAND_ROOM_WAITING_TTL_S", 0, 10**7),
+            create_per_player_per_min=env.integer("HAND_ROOM_CREATE_PER_PLAYER_PER_MIN", 0, 10**6),
+            create_per_peer_per_min=env.integer("HAND_ROOM_CREATE_PER_PEER_PER_MIN", 0, 10**6),
         )
         env.check("room service")
         return config

@@ -52,9 +52,9 @@ class RoomIndex:
         async with self.engine.connect() as conn:
             return await conn.scalar(select(rooms.c.room_id).where(rooms.c.code == code.upper()))
 
-    async def public_open(self, limit: int = 50, offset: int = 0) -> list[dict]:
+    async def public_open(self, limit: int = 50, offset: int = 0, created_after: float = 0.0) -> list[dict]:
         q = (select(rooms).where(rooms.c.public.is_(True), rooms.c.status == "waiting",
-                                 rooms.c.free_seats > 0)
+                                 rooms.c.free_seats > 0, rooms.c.created_at > created_after)
              .order_by(rooms.c.created_at.desc()).limit(limit).offset(offset))
         async with self.engine.connect() as conn:
             return [dict(r._mapping) for r in (await conn.execute(q)).all()]

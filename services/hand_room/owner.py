@@ -54,6 +54,8 @@ log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
 #: in-process commands decided and appended in one pass (one transaction)
 MAX_PASS = 256
+#: how often finished and expired rooms are dropped from memory
+SWEEP_S = 30.0
 
 
 def action_key(cmd: Command) -> str | None:
@@ -148,6 +150,7 @@ class RoomOwner:
         if parts:
             self.partitions = self.ownership.partitions = len(parts)
         self._task = asyncio.create_task(self._run(), name="room-owner")
+        self._sweeper = asyncio.create_task(self._sweep(), name="room-sweep")
 
     def _new_consumer(self) -> AIOKafkaConsumer:
         """A member of the owners' group that learns the whole ownership map (ownership.py)."""
@@ -175,7 +178,22 @@ class RoomOwner:
         self._task = asyncio.create_task(self._run(), name="room-owner")
         log.info("owner_reconnected")
 
+    async def _sweep(self) -> None:
+        """Memory follows the rooms in play: every SWEEP_S, finished rooms and rooms whose
+        wait expired leave the cache, their timers and presence counts (their log stays)."""
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            now = time.time()
+            done = {r.room_id for r in self.repo.rooms() if r.status == "finished" or r.expired_at(now)}
+            if done:
+                self.repo.forget_where(done.__contains__)
+                self.timers.cancel(done.__contains__)
+                self.presence.forget(done.__contains__)
+                log.info("rooms_retired", rooms=len(done))
+
     async def stop(self) -> None:
+        if getattr(self, "_sweeper", None) is not None:
+            self._sweeper.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
