@@ -67,7 +67,7 @@ async def snapshot(store: LedgerStore, ratings: bool = True) -> dict[str, list[t
 
 
 async def assert_sheet_matches_engine(store: LedgerStore, run, expected_outcome: str = "") -> None:
-    """The ledger's sheet and result for ``run`` equal the engine's own (RULES.md §9–§10)."""
+    """The ledger's sheet and result for ``run`` equal the engine's own (docs/rules.md §9–§10)."""
     match, room_id = run.room.match, run.room.room_id
     partnership = match.options.partnership
     async with store.read() as conn:
