@@ -3,7 +3,7 @@
     python -m roomload.loadproc CONFIG.json      (PYTHONPATH=bench)
 
 CONFIG: {"seeds": [host:port, ...], "rooms": [i, ...], "pace": 2.0, "warmup": 5, "window": 10,
-"timeout": 30, "out": RESULT.json}. The process creates its rooms (host and joiner each on a
+"timeout": 30, "out": RESULT.json, "use_owner": true}. The process creates its rooms (host and joiner each on a
 random instance), opens both seats' Watch streams, prints ``ready N``, waits for ``go EPOCH``
 on stdin, plays every room at ``pace`` from EPOCH (wall clock, shared by every process)
 for warmup + window seconds, writes RESULT.json (the window's samples and counts) and
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import grpc
 
-from .owners import Counts, Endpoints, Room, create_room, rule_error
+from .owners import Counts, Endpoints, Room, Seat, create_room, rule_error
 
 
 async def _create(cfg: dict, eps: Endpoints, counts: Counts) -> list[Room]:
@@ -50,6 +50,7 @@ def _snapshot(counts: Counts) -> dict[str, collections.Counter]:
 
 
 async def main(cfg: dict) -> None:
+    Seat.use_owner = cfg.get("use_owner", True)
     eps = Endpoints(cfg["seeds"])
     counts = Counts()
     t_setup = time.perf_counter()
@@ -94,7 +95,7 @@ async def main(cfg: dict) -> None:
         "seen": [round(s.seen, 5) for s in samples], "act": [round(s.act, 5) for s in samples],
         **{k: dict(a[k] - b[k]) for k in a},
         "errors_total": dict(counts.errors), "unfinished_steps": len(late), "finished": counts.finished,
-        "details": counts.details,
+        "details": counts.details, "redirects": dict(counts.redirects),  # whole run: most are at setup
     }
     for r in rooms:
         for s in r.seats:

@@ -91,6 +91,8 @@ class Counts:
 class Seat:
     """One seat: its endpoint (random instance, then the owner) and its own Watch stream."""
 
+    use_owner = True  # False: ignore RoomInfo.owner, reach the owner through ROOM_MOVED only
+
     def __init__(self, eps: Endpoints, counts: Counts, room_id: str, token: str, seat: int, address: str) -> None:
         self.eps, self.counts = eps, counts
         self.room_id, self.token, self.seat, self.address = room_id, token, seat, address
@@ -101,7 +103,7 @@ class Seat:
         self._task: asyncio.Task | None = None
 
     def follow(self, room: room_pb2.RoomInfo) -> None:
-        if room.owner.address:
+        if room.owner.address and self.use_owner:
             self.address = room.owner.address
 
     def open(self, from_seq: int) -> None:

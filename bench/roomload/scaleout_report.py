@@ -48,6 +48,8 @@ def aggregate(*, phase: str, instances: int, rooms: int, pace: float, window: fl
         "client_cpu_cores": round(sum(v for k, v in d.items() if k.startswith("client")) / window, 3),
         "skipped_share": skipped or None, "bus": bus, "bus_source": bus_source,
         "refusals": dict(sums["refusals"]), "redirects": dict(sums["redirects"]), "errors": dict(sums["errors"]),
+        "errors_whole_run": dict(sum((collections.Counter(r.get("errors_total", {})) for r in ok),
+                                     collections.Counter())),
         "client_processes_failed": len(results) - len(ok),
         "details": {k: v for r in ok for k, v in r.get("details", {}).items()},
     }
@@ -77,11 +79,12 @@ def table(runs: list[dict], capacity: float | None = None) -> str:
     for r in runs:
         b = base.get(r["rooms"]) if r["instances"] != 1 else None
         share = f" = {r['actions_per_s'] / capacity:.0%} of cap." if capacity and r["phase"] == "2x capacity" else ""
+        ready = f", {r['rooms_ready']:,} ready" if r.get("rooms_ready", r["rooms"]) < r["rooms"] else ""
         per = ", ".join(_fmt(v, 2) for v in r["instance_cpu_ms_per_action"].values())
         cores = ", ".join(f"{v:.2f}" for v in r["instance_cpu_cores"].values())
         skipped = ", ".join(f"{v:.0%}" for v in r["skipped_share"].values()) if r["skipped_share"] else "n/a"
         lines.append(
-            f"| {r['instances']} | {r['rooms']:,} ({r['target_act_s']:,.0f}) | "
+            f"| {r['instances']} | {r['rooms']:,} ({r['target_act_s']:,.0f}){ready} | "
             f"**{_fmt(r['actions_per_s'], 0)}**{_ratio(r['actions_per_s'], b and b['actions_per_s'])}{share} | "
             f"{_fmt(r['seen_p50_ms'])} / {_fmt(r['seen_p99_ms'])}{_ratio(r['seen_p99_ms'], b and b['seen_p99_ms'])} | "
             f"{_fmt(r['room_cpu_ms_per_action'], 2)}"
