@@ -54,9 +54,10 @@ class Clients:
         for i, cfg in enumerate(self.cfgs):
             path = self.workdir / f"client{i}.cfg.json"
             path.write_text(json.dumps(cfg))
-            self.procs.append(await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "roomload.loadproc", str(path), env=env, stdin=asyncio.subprocess.PIPE,
-                stdout=asyncio.subprocess.PIPE, stderr=open(self.workdir / f"client{i}.log", "wb")))
+            with open(self.workdir / f"client{i}.log", "wb") as err:  # the child keeps its own copy
+                self.procs.append(await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "roomload.loadproc", str(path), env=env, stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE, stderr=err))
         ready = []
         for p in self.procs:
             line = (await asyncio.wait_for(p.stdout.readline(), 600)).decode()
