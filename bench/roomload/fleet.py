@@ -57,6 +57,7 @@ class Fleet:
                # every simulated player comes from this one address: per-peer limits off
                "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0", "HAND_RATE_PLAYER_PER_S": "0",
                "HAND_STREAMS_PER_PLAYER": "0", "HAND_AUTH_DEV_KEY_FILE": str(self.dir / "dev.key"),
+               "HAND_ROOM_CREATE_PER_PEER_PER_MIN": "0", "HAND_ROOM_CREATE_PER_PLAYER_PER_MIN": "0",
                "KAFKA_BOOTSTRAP_SERVERS": self.broker.bootstrap_servers,
                "HAND_KAFKA_PARTITIONS": str(PARTITIONS), "HAND_EVENTSTORE_URL": self._store_url(),
                "HAND_ROOM_GROUP": f"so-{uuid.uuid4().hex[:8]}", "HAND_ROOM_HOST": "127.0.0.1",
