@@ -289,6 +289,37 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_RATE_TRACKED_KEYS": EnvVar(
             "100000", "players and peers tracked at once; the least recently seen are dropped"
         ),
+        # --- metrics and traces (hand_common.metrics, hand_common.tracing; docs/operations.md) ---
+        "HAND_METRICS_HOST": EnvVar(
+            "127.0.0.1", "address the Prometheus /metrics endpoint listens on (0.0.0.0 in a container)"
+        ),
+        "HAND_RULES_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_rules; 0 picks a free port; off: none"
+        ),
+        "HAND_ROOM_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_room; 0 picks a free port; off: none"
+        ),
+        "HAND_LEDGER_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_ledger; 0 picks a free port; off: none"
+        ),
+        "HAND_BOT_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_bot; 0 picks a free port; off: none"
+        ),
+        "HAND_AUTH_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_auth; 0 picks a free port; off: none"
+        ),
+        "HAND_RUN_METRICS_PORT": EnvVar(
+            "0", "Prometheus /metrics port of make run (every service, one process); 0 picks a free "
+                 "port, printed at start; off: none"
+        ),
+        "HAND_OTLP_ENDPOINT": EnvVar(
+            "", "OpenTelemetry collector (OTLP over gRPC, e.g. http://jaeger:4317) that traces are "
+                "exported to; empty: tracing off (no SDK installed, near-zero cost)"
+        ),
+        "HAND_TRACE_SAMPLE_RATIO": EnvVar(
+            "1", "share of new traces recorded when HAND_OTLP_ENDPOINT is set (0 to 1; a caller's "
+                 "sampled flag is followed)"
+        ),
     }
 )
 

@@ -18,6 +18,9 @@ with the broker's default partition count. :class:`BrokerWatch` therefore:
   resumes from its store and its own tracked positions, never from broker
   offsets that may no longer exist. ``epoch`` counts recoveries.
 
+Metrics: ``hand_kafka_broker_up`` (1/0, each probe) and
+``hand_kafka_broker_recoveries_total`` (``hand_infra.kafka_metrics``).
+
 Works unchanged on Apache Kafka: there a restart keeps topics and offsets,
 and the rebuilt group consumers resume from their committed offsets.
 """
@@ -32,6 +35,7 @@ from collections.abc import Awaitable, Callable, Iterable
 import structlog
 from aiokafka.admin import AIOKafkaAdminClient
 
+from hand_infra.kafka_metrics import BROKER_RECOVERIES, BROKER_UP
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 
@@ -178,10 +182,12 @@ class BrokerWatch:
         while True:
             await asyncio.sleep(self.interval)
             if not await self._reachable():
+                BROKER_UP.set(0)
                 if self.up:
                     self.up, self.down_since = False, time.monotonic()
                     log.warning("broker_down", bootstrap=self.settings.bootstrap_servers)
                 continue
+            BROKER_UP.set(1)
             lost = False
             if self.up and time.monotonic() - checked >= self.topic_check_s:
                 checked = time.monotonic()
@@ -206,6 +212,7 @@ class BrokerWatch:
             except Exception:
                 log.exception("broker_recover_callback_failed")
         self.epoch += 1
+        BROKER_RECOVERIES.inc()
         since = self.down_since or time.monotonic()
         self.last_outage_s = round(time.monotonic() - since, 2)
         self.up, self.down_since = True, None
