@@ -40,6 +40,7 @@ from .index import RoomIndex
 from .kafka_messages import Reply
 from .router import CommandRouter
 from .repository import RoomRepository
+from . import metrics as M
 from .creation import CreationLimits
 from .seat_access import SeatAccess
 from .status import to_status
@@ -246,7 +247,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         body = Act(action, expected)
         self.router.admit(Command(request.room_id, body))  # past capacity: refused before any work
         _, seat = await self._seat(context, request.room_id, request.seat_token)
+        began = time.perf_counter()
         reply = await self._call(Command(request.room_id, body, seat=seat, action_id=action_id))
+        M.ACT_TO_COMMIT.labels("local" if self.router.local(request.room_id) else "forwarded").observe(
+            time.perf_counter() - began)
         seqs = reply.seqs or (0,)
         return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1], duplicate=reply.duplicate)
 
@@ -279,6 +283,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         live_from = feed.room.seq  # every queued item has a seq >= this
         presence = seat is not None and head.status != "finished"  # presence is a write
         stream_id = f"{self.router.ownership.me.instance_id}/{uuid.uuid4().hex[:12]}"
+        audience = "seat" if seat is not None else "spectator"
+        M.WATCH_STREAMS.labels(audience).inc()
+        if request.from_seq:
+            M.RECONNECTS.labels(audience).inc()
         try:
             room = await self._room_at(room_id, request.from_seq, feed.room)
             yield self._snapshot(room, request.from_seq, seat)
@@ -305,6 +313,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                 yield item.message(seat)
                 room, next_seq = item.room, item.seq + 1
         finally:
+            M.WATCH_STREAMS.labels(audience).dec()
             await self.feeds.leave(feed, queue)
             if self._open.pop(stream_id, None) is not None:
                 asyncio.ensure_future(self._presence(room_id, seat, False, time.time(), stream_id))

@@ -33,7 +33,8 @@ from hand_infra.sqlstore import log_failure, unreachable
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
 from .admission import Admission
-from .domain import MoveMade, Room, decode, encode
+from . import metrics as M
+from .domain import MoveMade, SeatAway, Room, decode, encode
 from .domain.command_codec import decode_command
 from .domain.commands import Act, BotTurn, Command
 from .domain.decide import Decision, decide
@@ -184,6 +185,8 @@ class RoomOwner:
         while True:
             await asyncio.sleep(SWEEP_S)
             now = time.time()
+            M.ROOMS_LIVE.set(len(self.repo.rooms()))
+            M.ROOMS_OWNED.set(sum(1 for r in self.repo.rooms() if self.owns(r.room_id)))
             done = {r.room_id for r in self.repo.rooms() if r.status == "finished" or r.expired_at(now)}
             if done:
                 self.repo.forget_where(done.__contains__)
@@ -322,7 +325,11 @@ class RoomOwner:
         await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
+        began = time.perf_counter()
         results = await budget.call(self.store.append_batch(items)) if items else []
+        if items:
+            M.STORE_APPEND.observe(time.perf_counter() - began)
+            M.BATCH_SIZE.observe(len(items))
         touched: dict[str, Room] = {}
         published: list = []
         for p, res in zip(batch.planned, results, strict=True):
@@ -343,6 +350,9 @@ class RoomOwner:
                         self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
                 published.extend(p.decision.events)
+                for rec in p.decision.events:
+                    if isinstance(rec.event, SeatAway):
+                        M.BOT_TAKEOVERS.labels(rec.event.reason).inc()
                 if p.before is None or _listing(p.before) != _listing(room):
                     await self.index.upsert(room)
                 refusal = p.decision.refusal
@@ -412,6 +422,7 @@ class RoomOwner:
 
     @staticmethod
     def _refusal(cmd: Command, exc: Exception) -> Reply:
+        M.REFUSALS.labels(_code(exc)).inc()
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
                      params=shown_params(getattr(exc, "params", {})))
 
