@@ -63,6 +63,7 @@ async def test_a_topic_with_more_partitions_is_used_as_it_is_with_a_warning(brok
     assert (warning["topic"], warning["partitions"], warning["configured"]) == (topic, 6, 4)
 
 
+@pytest.mark.skipif(not kafka_settings().embedded, reason="needs a broker that cannot grow a topic (Tansu)")
 @pytest.mark.timeout(20)
 async def test_the_broker_watch_stays_down_while_a_topic_cannot_be_grown(broker: KafkaSettings, unique: str) -> None:
     few, lost = f"few.{unique}", f"lost.{unique}"
@@ -75,8 +76,7 @@ async def test_the_broker_watch_stays_down_while_a_topic_cannot_be_grown(broker:
             assert not watch.up and watch.epoch == 0
         finally:
             await watch.stop()
-    if await topic_partitions(broker, few) == 3:  # a broker that grows topics: no refusal
-        pytest.fail("grown, yet refused")
+    assert await topic_partitions(broker, few) == 2
     [refused] = [e for e in logs if e["event"] == "broker_topics_refused"]
     assert refused["log_level"] == "error" and few in refused["error"]
 
