@@ -15,7 +15,6 @@ judged again on the room as it is then — the same answer on every owner.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import time
 from dataclasses import dataclass, field
@@ -41,6 +40,7 @@ from .domain.decide import Decision, decide
 from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
+from .local_queue import LocalQueue
 from .kafka_messages import Reply, encode_reply
 from .partitions import partition_of
 from .publish import values
@@ -53,8 +53,6 @@ from .store_budget import StoreBudget
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
-#: in-process commands decided and appended in one pass (one transaction)
-MAX_PASS = 256
 #: how often finished and expired rooms are dropped from memory
 SWEEP_S = 30.0
 
@@ -128,16 +126,12 @@ class RoomOwner:
         self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
-        self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
-        self._waiting: list[Command] = []  # in-process commands for the next local batch
-        self._enqueued: collections.deque[float] = collections.deque()  # when each was queued (monotonic)
         self.admission = admission or Admission()
+        self.local = LocalQueue(self.handle, lambda cmd, exc: self._reply(cmd, self._refusal(cmd, exc)),
+                                self.admission)
         self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
         self._pass = asyncio.Lock()
-        self._flusher: asyncio.Task | None = None
         self.processed = 0
-        self.local_commands = 0
-        self.local_batches = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -433,50 +427,22 @@ class RoomOwner:
 
     def admit(self, cmd: Command) -> None:
         """OVERLOADED for a client's command while the in-process queue is past its bounds."""
-        self.admission.check(cmd, len(self._waiting), self._enqueued[0] if self._enqueued else None)
+        self.local.admit(cmd)
 
     async def submit(self, cmd: Command) -> Reply:
         """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from
-        hand.room-commands (the event store's unique seq keeps the two apart). Commands
-        submitted while a batch is being written form the next batch: one transaction (one
-        fsync) for all of them — group commit, as for a Kafka fetch."""
+        hand.room-commands (the event store's unique seq keeps the two apart), grouped with
+        the commands submitted meanwhile (``local_queue.py``)."""
         if not self.presence.admit(cmd):
             return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
-        self.admit(cmd)
-        fut = asyncio.get_running_loop().create_future()
-        self._local[cmd.command_id] = fut
-        self._waiting.append(cmd)
-        self._enqueued.append(time.monotonic())
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.ensure_future(self._flush_local())
-        try:
-            return await fut
-        finally:
-            self._local.pop(cmd.command_id, None)
+        return await self.local.submit(cmd)
 
-    async def _flush_local(self) -> None:
-        await asyncio.sleep(0)  # let the submits of this loop iteration join
-        while self._waiting:  # a pass takes at most MAX_PASS commands: it fits the store's time
-            batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
-            for _ in batch:
-                self._enqueued.popleft()
-            by_room: dict[str, list[Command]] = {}
-            for cmd in batch:
-                by_room.setdefault(cmd.room_id, []).append(cmd)
-            self.local_commands += len(batch)
-            self.local_batches += 1
-            try:
-                await self.handle(by_room)
-            except Exception as exc:  # never leave a caller waiting
-                log.error("local_batch_failed", error=type(exc).__name__, commands=len(batch))
-                for cmd in batch:
-                    await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
+    @property
+    def local_commands(self) -> int:
+        return self.local.commands
 
     async def _reply(self, cmd: Command, reply: Reply) -> None:
-        local = self._local.get(cmd.command_id)
-        if local is not None:
-            if not local.done():
-                local.set_result(reply)
+        if self.local.resolve(cmd, reply):
             return
         if not cmd.reply_to or self._producer is None:
             return
