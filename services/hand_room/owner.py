@@ -326,6 +326,8 @@ class RoomOwner:
             M.BATCH_SIZE.observe(len(items))
         touched: dict[str, Room] = {}
         published: list = []
+        listed: dict[str, Room] = {}  # rooms whose listing changed: one index transaction
+        replies: list[tuple[Command, Reply]] = []
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
@@ -348,11 +350,16 @@ class RoomOwner:
                     if isinstance(rec.event, SeatAway):
                         M.BOT_TAKEOVERS.labels(rec.event.reason).inc()
                 if p.before is None or _listing(p.before) != _listing(room):
-                    await self.index.upsert(room)
+                    listed[room_id] = room
                 refusal = p.decision.refusal
-                reply = self._refusal(p.cmd, refusal) if refusal is not None else Reply(
-                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)
-                await self._reply(p.cmd, reply)
+                replies.append((p.cmd, self._refusal(p.cmd, refusal) if refusal is not None else Reply(
+                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)))
+        try:  # before the replies: a room a client was told of is found by its code
+            await self.index.upsert_many(list(listed.values()))
+        except Exception as exc:  # a projection: the room's next listing change repairs it
+            log_failure(log, "index_update_failed", exc, rooms=len(listed))
+        for cmd, reply in replies:
+            await self._reply(cmd, reply)
         if published and self.relay is not None:  # sent now; the outbox stays the safety net
             self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
         for room in touched.values():
