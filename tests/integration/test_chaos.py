@@ -25,10 +25,9 @@ from hand_ledger.server import LedgerServer
 from hand_room.owner import partition_of
 from hand_run import Broker, Stack
 
-from .chaos_support import MatchDriver, assert_stored_once
+from .chaos_support import MatchDriver, assert_stored_once, assert_streams_and_ledger_agree
+from .failover_support import PARTITIONS, Instance
 from .room_support import Watcher, create_room, join_all, wait_for
-from .test_broker_outage import assert_streams_and_ledger_agree
-from .test_room_failover import PARTITIONS, Instance
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
 
