@@ -28,7 +28,7 @@ from hand_run import Broker, Stack
 from .chaos_support import MatchDriver, assert_stored_once
 from .room_support import Watcher, create_room, join_all, wait_for
 from .test_broker_outage import assert_streams_and_ledger_agree
-from .test_room_failover import PARTITIONS, Instance
+from .room_processes import PARTITIONS, Instance
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
 
