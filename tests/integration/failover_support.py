@@ -77,7 +77,7 @@ async def act_retrying(player: Player, stubs: list, action, action_id: str, dead
     refusal is appended to ``refused`` as ``(status code, seconds it took, the
     RuleError detail or None)``."""
     while True:
-        for stub in stubs:
+        for stub in list(stubs):
             player.stub = stub
             began = time.monotonic()
             try:
@@ -90,7 +90,9 @@ async def act_retrying(player: Player, stubs: list, action, action_id: str, dead
                     player.stub = at[owner]  # the room's owner: one redirect, then cached
                     return await player.act(action, action_id=action_id)
             except grpc.aio.AioRpcError as exc:
-                if moved_to(exc) is not None:
+                if moved_to(exc) is not None:  # not the owner: try it last from now on (as a
+                    if len(stubs) > 1:         # client keeps the owner it was sent to)
+                        stubs.append(stubs.pop(stubs.index(stub)))
                     continue
                 if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                     raise
