@@ -59,13 +59,13 @@ proto-release: $(NODE_STAMP) ## cut the released contract image (only at a relea
 imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contracts in pyproject.toml)
 	$(VENV)/bin/lint-imports
 
-test: $(GEN_STAMP) lint imports web chromium ## the whole test suite (CI runs this)
-	$(PY) -m pytest -q -n 2 tests
+test: $(GEN_STAMP) lint imports web chromium ## the product's whole test suite (CI runs this; the research smoke tests: make research)
+	$(PY) -m pytest -q -n 2 --ignore=tests/research tests
 
 test-fast: $(GEN_STAMP) ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
 	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
 
-research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; make test runs them too)
+research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; apart from make test, which keeps to the product)
 	$(PY) -m pytest -q -n 2 tests/research
 
 soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY_ROUNDS, default 250)
