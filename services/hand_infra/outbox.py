@@ -167,16 +167,19 @@ class OutboxRelay:
             self.notify()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
-        asyncio.ensure_future(self._send_direct(list(items)))
+        # the records continue the trace of the pass that committed them (its first command's)
+        asyncio.ensure_future(self._send_direct(list(items), kafka_trace.headers()))
 
-    async def _send_direct(self, items) -> None:
+    async def _send_direct(self, items, trace) -> None:
         futures = []
         try:
             for room_id, seq, values in items:
                 key = room_id.encode()
                 for (topic, _), value in zip(self.routes, values, strict=True):
                     if value is not None:
-                        futures.append(((room_id, seq), await self._producer.send(topic, key=key, value=value)))
+                        future = await self._producer.send(topic, key=key, value=value, headers=trace)
+                        future.add_done_callback(produced(topic, time.perf_counter()))
+                        futures.append(((room_id, seq), future))
             results = await asyncio.wait_for(asyncio.gather(*(f for _, f in futures), return_exceptions=True),
                                              self.ack_timeout)
         except Exception as exc:  # not sent or not acked in time: the polling pass publishes them

@@ -32,6 +32,8 @@ from hand_infra.sqlstore import log_failure, unreachable
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
 from .admission import Admission
+from hand_common.tracing import start_span
+
 from . import metrics as M
 from .domain import MoveMade, SeatAway, Room, decode, encode
 from .domain.command_codec import decode_command
@@ -326,7 +328,8 @@ class RoomOwner:
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
         began = time.perf_counter()
-        results = await budget.call(self.store.append_batch(items)) if items else []
+        with start_span("room.append", commands=len(items)):
+            results = await budget.call(self.store.append_batch(items)) if items else []
         if items:
             M.STORE_APPEND.observe(time.perf_counter() - began)
             M.BATCH_SIZE.observe(len(items))
