@@ -78,11 +78,14 @@ async def test_a_refusal_keeps_its_code_rule_error_and_language(servers, protoco
     assert any("\u0600" <= ch <= "\u06ff" for ch in error.message) == (lang == "ar")
 
 
-def _preflight(web: WebServer, origin: str) -> http.client.HTTPResponse:
+def _preflight(web: WebServer, origin: str, path: str = "/hand.v1.RulesService/Echo",
+               wanted: str | None = "content-type,connect-protocol-version") -> http.client.HTTPResponse:
+    """A CORS preflight of ``path`` from ``origin`` asking for the headers ``wanted`` (None: none named)."""
     conn = http.client.HTTPConnection(web.target.rsplit(":", 1)[0], web.port, timeout=5)
-    conn.request("OPTIONS", "/hand.v1.RulesService/Echo", headers={
-        "Origin": origin, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type,connect-protocol-version"})
+    headers = {"Origin": origin, "Access-Control-Request-Method": "POST"}
+    if wanted is not None:
+        headers["Access-Control-Request-Headers"] = wanted
+    conn.request("OPTIONS", path, headers=headers)
     response = conn.getresponse()
     response.read()
     conn.close()
