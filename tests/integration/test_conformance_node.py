@@ -1,7 +1,11 @@
 """The Node.js conformance client (clients/conformance, written from proto/ only)
 against the real stack: ``python -m hand_run`` (embedded broker, rules, room,
-bots, ledger) on free ports, then ``node --test clients/conformance`` with the
-addresses in the environment. Fails on a non-zero exit, showing node's output."""
+bots, ledger) on free ports, a second room instance (``python -m hand_room``:
+the same broker, store and consumer group), then ``node --test
+clients/conformance`` with the addresses in the environment (the second
+instance's as ``HAND_ROOM_ADDR_B``: owner.test.js plays a room created on one
+instance with a player who joined through the other). Fails on a non-zero
+exit, showing node's output."""
 
 from __future__ import annotations
 
@@ -43,6 +47,33 @@ def _addresses(proc: subprocess.Popen, out: Path, timeout: float) -> dict[str, s
     raise AssertionError(f"hand_run did not start in {timeout} s:\n{out.read_text()}")
 
 
+def _second_room(env: dict[str, str], addresses: dict[str, str], out: Path) -> tuple[subprocess.Popen, str]:
+    """A second room instance beside hand_run's: its broker, store, dev key and consumer group."""
+    env = {**env, "KAFKA_BOOTSTRAP_SERVERS": addresses["KAFKA_BOOTSTRAP_SERVERS"], "HAND_ROOM_PORT": "0"}
+    with out.open("w") as stdout:
+        proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT,
+                                stdout=stdout, stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, f"hand_room exited:\n{out.read_text()}"
+        for line in out.read_text().splitlines():
+            _, sep, rest = line.partition("room service listening on ")
+            if sep:
+                return proc, rest.strip()
+        time.sleep(0.1)
+    raise AssertionError(f"hand_room did not start in 60 s:\n{out.read_text()}")
+
+
+def _stop(proc: subprocess.Popen | None) -> None:
+    if proc is not None and proc.poll() is None:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
 @pytest.mark.slow
 def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Path) -> None:
     _node_ready()
@@ -57,20 +88,19 @@ def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Pat
     with out.open("w") as stdout:
         proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
                                 stdout=stdout, stderr=subprocess.STDOUT)
+    second = None
     try:
         addresses = _addresses(proc, out, timeout=60)
         assert REQUIRED <= set(addresses), out.read_text()
-        node_env = {**os.environ, **addresses, "HAND_CONFORMANCE_REQUIRED": "1"}
+        second, room_b = _second_room(env, addresses, tmp_path / "room-b.out")
+        node_env = {**os.environ, **addresses, "HAND_ROOM_ADDR_B": room_b, "HAND_CONFORMANCE_REQUIRED": "1"}
         done = subprocess.run(["node", "--test", "--test-reporter=spec", "clients/conformance"], cwd=ROOT,
                               env=node_env, capture_output=True, text=True, timeout=240)
         assert done.returncode == 0, (f"node --test clients/conformance exited {done.returncode}\n"
-                                      f"{done.stdout}\n{done.stderr}\n--- hand_run ---\n{out.read_text()[-6000:]}")
+                                      f"{done.stdout}\n{done.stderr}\n--- hand_run ---\n{out.read_text()[-6000:]}"
+                                      f"\n--- room B ---\n{(tmp_path / 'room-b.out').read_text()[-4000:]}")
         assert "# fail 0" in done.stdout or "fail 0" in done.stdout, done.stdout
+        assert "# skipped 0" in done.stdout or "skipped 0" in done.stdout, done.stdout
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        _stop(second)
+        _stop(proc)
