@@ -146,6 +146,15 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
                  "before refusing its commands UNAVAILABLE, and the gateway for a room not in its "
                  "cache (a crashed database's connections may hang instead of failing)"
         ),
+        "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
+            "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
+                "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
+        ),
+        "HAND_WEB_ADVERTISED_URL": EnvVar(
+            "", "base URL browsers reach this instance's Connect / gRPC-Web endpoint at "
+                "(RoomInfo.owner.web_url); empty: http://HAND_WEB_HOST:HAND_WEB_PORT when this "
+                "process serves browsers (HAND_WEB_ENABLED=on), else none"
+        ),
         "HAND_ROOM_LOCAL_COMMANDS": EnvVar(
             "on", "on: an instance that owns a room decides its commands in-process (no Kafka "
                   "round trip); off: every command goes through hand.room-commands"
@@ -526,6 +535,8 @@ class RoomConfig:
     session_timeout_ms: int = 1000
     heartbeat_ms: int = 200
     store_timeout_s: float = 1.0
+    advertised_address: str = ""
+    web_url: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -544,9 +555,18 @@ class RoomConfig:
             session_timeout_ms=env.integer("HAND_ROOM_SESSION_TIMEOUT_MS", 500, 300_000),
             heartbeat_ms=env.integer("HAND_ROOM_HEARTBEAT_MS", 50, 60_000),
             store_timeout_s=env.number("HAND_ROOM_STORE_TIMEOUT_S", 0.05, 600),
+            advertised_address=env.raw("HAND_ROOM_ADVERTISED_ADDRESS").strip(),
+            web_url=_advertised_web_url(env),
         )
         env.check("room service")
         return config
+
+
+def _advertised_web_url(env: EnvReader) -> str:
+    url = env.raw("HAND_WEB_ADVERTISED_URL").strip().rstrip("/")
+    if url or env.raw("HAND_WEB_ENABLED") != "on" or env.raw("HAND_WEB_PORT") in ("", "0"):
+        return url
+    return f"http://{env.raw('HAND_WEB_HOST')}:{env.raw('HAND_WEB_PORT')}"
 
 
 @dataclass(frozen=True)

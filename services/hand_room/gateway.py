@@ -12,7 +12,6 @@ import asyncio
 import secrets
 import time
 import uuid
-from collections import Counter
 
 import grpc
 import structlog
@@ -31,7 +30,6 @@ from hand_infra.sqlstore import unreachable
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
 
 from . import limits
-from .bus import Bus
 from .domain import LEVEL_NAMES, Room, decode, evolve, token_hash
 from .domain.commands import (
     Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
@@ -40,7 +38,7 @@ from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply
-from .owner import RoomOwner
+from .router import CommandRouter
 from .repository import RoomRepository
 from .seat_access import SeatAccess
 from .status import to_status
@@ -48,6 +46,9 @@ from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
+#: after an ownership change, how long before open streams are announced to the owners
+#: (the new owner takes its partitions after the map arrives)
+ANNOUNCE_DELAY_S = 1.0
 
 
 def _lang(context: grpc.aio.ServicerContext) -> str:
@@ -85,15 +86,15 @@ _rpc = rpc(log, refuse=_refuse, bind=_bind)
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
-    def __init__(self, bus: Bus, store: EventStore, index: RoomIndex, repo: RoomRepository, feeds: Feeds,
-                 *, presence_grace_s: float = 10.0, owner: "RoomOwner | None" = None,
-                 verifier: Verifier | None = None, store_timeout_s: float = 1.0) -> None:
-        self.bus, self.store, self.index, self.repo, self.feeds = bus, store, index, repo, feeds
+    def __init__(self, router: CommandRouter, store: EventStore, index: RoomIndex, repo: RoomRepository,
+                 feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0) -> None:
+        self.router, self.store, self.index, self.repo, self.feeds = router, store, index, repo, feeds
         self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
-        self.owner, self.verifier = owner, verifier
+        self.verifier = verifier
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
-        self.grace = presence_grace_s
-        self._streams: Counter[tuple[str, int]] = Counter()
+        self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
+        router.ownership.listeners.append(
+            lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.announce_streams))
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
@@ -111,18 +112,23 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         return await self.access.new_player(context, claimed)
 
     async def _call(self, cmd: Command) -> Reply:
-        owner = self.owner
-        if owner is not None and owner.owns(cmd.room_id):
-            reply = await owner.submit(cmd)  # this instance owns the room: no Kafka round trip
-        else:
-            reply = await self.bus.send(cmd)
+        reply = await self.router.send(cmd)
         if not reply.ok:
             raise RoomError(reply.code, "", **reply.params)
         return reply
 
+    def _info(self, room: Room, seat: int | None = None) -> room_pb2.RoomInfo:
+        """The room's description for ``seat``, naming the instance that serves it."""
+        info = room_info(room, seat)
+        endpoint = self.router.endpoint(room.room_id)
+        if endpoint is not None:
+            info.owner.address, info.owner.web_url, info.owner.instance_id = (
+                endpoint.address, endpoint.web_url, endpoint.instance_id)
+        return info
+
     async def _info_after(self, room_id: str, reply: Reply, seat: int | None) -> room_pb2.RoomInfo:
         min_seq = reply.seqs[-1] + 1 if reply.seqs else None
-        return room_info(await self._room(room_id, min_seq=min_seq), seat)
+        return self._info(await self._room(room_id, min_seq=min_seq), seat)
 
     # ----------------------------------------------------------------- rooms
     @_rpc
@@ -144,7 +150,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                 exc.params["field"] = "rounds"
             raise
         token = secrets.token_urlsafe(24)
-        room_id = uuid.uuid4().hex
+        room_id = self.router.new_room_id()  # one this instance owns: the host's calls stay here
         code = "".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6))
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                           preset=request.rules.preset or DEFAULT_PRESET, options=options, seats=seats,
@@ -168,7 +174,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def GetRoom(self, request: pb.GetRoomRequest, context) -> pb.GetRoomResponse:
-        return pb.GetRoomResponse(room=room_info(await self._room(request.room_id, fresh=True)))
+        return pb.GetRoomResponse(room=self._info(await self._room(request.room_id, fresh=True)))
 
     @_rpc
     async def JoinRoom(self, request: pb.JoinRoomRequest, context) -> pb.JoinRoomResponse:
@@ -225,6 +231,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     @_rpc
     async def Act(self, request: pb.ActRequest, context) -> pb.ActResponse:
         limits.room_id(request.room_id)
+        self.router.redirect(request.room_id, context.invocation_metadata())  # before any work
         action_id = limits.action_id(request.action_id)
         if not request.HasField("action"):
             raise limits.invalid("action", "action is required")
@@ -252,6 +259,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     async def _watch(self, request: pb.WatchRequest, context):
         room_id = limits.room_id(request.room_id)
+        self.router.redirect(room_id, context.invocation_metadata())  # the owner serves Watch
         seat: int | None = None
         if request.seat_token:  # a read: a finished match's seat view stays open
             _, seat = await self._seat(context, room_id, request.seat_token, write=False)
@@ -262,12 +270,13 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         feed, queue = await self.feeds.join(room_id)
         live_from = feed.room.seq  # every queued item has a seq >= this
         presence = seat is not None and head.status != "finished"  # presence is a write
+        stream_id = f"{self.router.ownership.me.instance_id}/{uuid.uuid4().hex[:12]}"
         try:
             room = await self._room_at(room_id, request.from_seq, feed.room)
-            yield snapshot_message(room, request.from_seq, seat)
+            yield self._snapshot(room, request.from_seq, seat)
             if presence:
-                self._streams[(room_id, seat)] += 1
-                await self._presence(room_id, seat, True, time.time())
+                self._open[stream_id] = (room_id, seat, time.time())
+                await self._presence(room_id, seat, True, time.time(), stream_id)
             next_seq = request.from_seq
             for ev in (await self.store.load(room_id, next_seq, limit=live_from - next_seq)
                        if next_seq < live_from else ()):
@@ -289,9 +298,14 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                 room, next_seq = item.room, item.seq + 1
         finally:
             await self.feeds.leave(feed, queue)
-            if presence:
-                self._streams[(room_id, seat)] -= 1
-                asyncio.ensure_future(self._gone(room_id, seat, time.time()))
+            if self._open.pop(stream_id, None) is not None:
+                asyncio.ensure_future(self._presence(room_id, seat, False, time.time(), stream_id))
+
+    def _snapshot(self, room: Room | None, next_seq: int, seat: int | None) -> pb.WatchResponse:
+        msg = snapshot_message(room, next_seq, seat)
+        if room is not None:
+            msg.room.CopyFrom(self._info(room, seat))
+        return msg
 
     async def _room_at(self, room_id: str, next_seq: int, head: Room | None) -> Room | None:
         """The room just before event ``next_seq``."""
@@ -302,18 +316,17 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             room = evolve(room, decode(ev.payload))
         return room
 
-    async def _presence(self, room_id: str, seat: int, connected: bool, at: float) -> None:
+    async def _presence(self, room_id: str, seat: int, connected: bool, at: float, stream_id: str) -> None:
+        """One stream of a seat opened or closed: the owner counts them (presence.py)."""
         try:
-            await self.bus.send(Command(room_id, Presence(connected, at), seat=seat), wait=False)
+            await self.router.send(Command(room_id, Presence(connected, at, stream_id), seat=seat), wait=False)
         except Exception:
             log.warning("presence_send_failed", room_id=room_id, seat=seat)
 
-    async def _gone(self, room_id: str, seat: int, closed_at: float) -> None:
-        await asyncio.sleep(self.grace)
-        if self._streams[(room_id, seat)] > 0:
-            return
-        self._streams.pop((room_id, seat), None)
-        await self._presence(room_id, seat, False, closed_at)
+    def announce_streams(self) -> None:
+        """Ownership moved: tell the owners (maybe new) of every stream open here."""
+        for stream_id, (room_id, seat, opened) in list(self._open.items()):
+            asyncio.ensure_future(self._presence(room_id, seat, True, opened, stream_id))
 
 
 def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:

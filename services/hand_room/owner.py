@@ -40,7 +40,9 @@ from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, encode_reply
 from .partitions import partition_of
-from .turns import TurnKeeping
+from .ownership import OwnershipMap
+from .presence import PresenceTracker
+from .turns import TurnTimers
 from .repository import RoomRepository
 from .rules_port import RulesPort
 from .store_budget import StoreBudget
@@ -85,12 +87,14 @@ class _Batch:
     redo: dict[str, list[Command]] = field(default_factory=dict)
 
 
-class RoomOwner(TurnKeeping):
+class RoomOwner:
     def __init__(self, store: EventStore, index: RoomIndex, settings: KafkaSettings,
-                 rules: RulesPort, relay: OutboxRelay | None, *, group_id: str = "hand-room-owners",
+                 rules: RulesPort, relay: OutboxRelay | None, *, ownership: OwnershipMap,
+                 group_id: str = "hand-room-owners",
                  away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
-                 feeds: "Feeds | None" = None, store_timeout_s: float = 1.0) -> None:
+                 feeds: "Feeds | None" = None, store_timeout_s: float = 1.0, presence_grace_s: float = 10.0,
+                 watch=None) -> None:
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
         self.group_id = group_id
         self.away_after = away_after_timeouts
@@ -102,14 +106,17 @@ class RoomOwner(TurnKeeping):
         self.t_bots = t.get("bots", BOT_REQUESTS)
         self.repo = repo or RoomRepository(store)
         self.feeds = feeds
+        self.ownership = ownership
         self.owned: set[int] = set()
         self.partitions = settings.partitions
-        self._timers: dict[str, asyncio.TimerHandle] = {}
-        self._bot_asked: dict[str, tuple] = {}
+        self.timers = TurnTimers(repo=self.repo, store=store, fire=self.submit, owns=self.owns, ask=self._ask_bot,
+                                 away_after=away_after_timeouts, bot_grace_s=bot_grace_s,
+                                 store_timeout_s=store_timeout_s)
+        self.presence = PresenceTracker(self.submit, presence_grace_s)
         self._consumer: AIOKafkaConsumer | None = None
         self._listener: _Listener | None = None
         self._replace_owned = False  # the first assignment after a reconnect replaces `owned`
-        self.watch = None  # a hand_infra.broker_watch.BrokerWatch, set by the server
+        self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
         self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
@@ -124,14 +131,22 @@ class RoomOwner(TurnKeeping):
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
-        self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
+        self._consumer = self._new_consumer()
         self._listener = _Listener(self)
         self._consumer.subscribe([self.t_commands], listener=self._listener)
         await self._consumer.start()
         parts = self._consumer.partitions_for_topic(self.t_commands)
         if parts:
-            self.partitions = len(parts)
+            self.partitions = self.ownership.partitions = len(parts)
         self._task = asyncio.create_task(self._run(), name="room-owner")
+
+    def _new_consumer(self) -> AIOKafkaConsumer:
+        """A member of the owners' group that learns the whole ownership map (ownership.py)."""
+        return AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id),
+                                partition_assignment_strategy=(self.ownership.assignor(),))
+
+    async def _ask_bot(self, room_id: str, value: bytes) -> None:
+        await self._producer.send(self.t_bots, key=room_id.encode(), value=value)
 
     def broker_up(self) -> bool:
         return self.watch is None or self.watch.up
@@ -144,7 +159,7 @@ class RoomOwner(TurnKeeping):
         refused by the store's unique seq); they are reloaded on assignment."""
         await retire_consumer(self._task, self._listener, self._consumer)
         self._replace_owned = True
-        self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
+        self._consumer = self._new_consumer()
         self._listener = _Listener(self)
         self._consumer.subscribe([self.t_commands], listener=self._listener)
         await self._consumer.start()
@@ -156,9 +171,7 @@ class RoomOwner(TurnKeeping):
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        for handle in self._timers.values():
-            handle.cancel()
-        self._timers.clear()
+        self.timers.stop()
         if self._consumer is not None:
             await self._consumer.stop()
         if self._producer is not None:
@@ -167,10 +180,13 @@ class RoomOwner(TurnKeeping):
     # ---------------------------------------------------------------- ownership
     def _revoke(self, parts: set[int]) -> None:
         self.owned -= parts
-        for room_id in [r for r in list(self._timers) if partition_of(r, self.partitions) in parts]:
-            self._timers.pop(room_id).cancel()
-        for room_id in [r for r in list(self.repo._rooms) if partition_of(r, self.partitions) in parts]:
-            self.repo.forget(room_id)
+
+        def gone(room_id: str) -> bool:
+            return partition_of(room_id, self.partitions) in parts
+
+        self.timers.cancel(gone)
+        self.presence.forget(gone)
+        self.repo.forget_where(gone)
         log.info("partitions_revoked", partitions=sorted(parts))
 
     async def _assign(self, parts: set[int]) -> None:
@@ -184,7 +200,7 @@ class RoomOwner(TurnKeeping):
             if partition_of(room_id, self.partitions) in parts:
                 room = await self.repo.get(room_id, fresh=True)
                 if room is not None:
-                    self._arm_turn(room)
+                    self.timers.arm(room)
                     rearmed += 1
         log.info("partitions_assigned", partitions=sorted(parts), rooms=rearmed)
 
@@ -215,6 +231,8 @@ class RoomOwner(TurnKeeping):
                     except Exception:
                         log.warning("bad_command_dropped", offset=msg.offset, partition=msg.partition)
                         continue
+                    if not self.presence.admit(cmd):
+                        continue  # one more (or one fewer) stream of a seat: counted only
                     by_room.setdefault(cmd.room_id, []).append(cmd)
             await self.handle(by_room)
             await self._consumer.commit()
@@ -251,9 +269,9 @@ class RoomOwner(TurnKeeping):
                 continue
             room = self.repo.cached(room_id)
             if room is not None:
-                self._rearm_soon(room)
+                self.timers.rearm_soon(room)
             else:  # forgotten after a store timeout: read it back first
-                asyncio.ensure_future(self._rearm_from_store(room_id))
+                self.timers.rearm_from_store(room_id)
 
     async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
         """One pass; returns the commands of the rooms to redo (their head moved). Passes run
@@ -299,7 +317,7 @@ class RoomOwner(TurnKeeping):
         if touched and self.relay is not None:
             self.relay.notify()
         for room in touched.values():
-            self._arm_turn(room)
+            self.timers.arm(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
         return batch.redo
 
@@ -327,13 +345,13 @@ class RoomOwner(TurnKeeping):
                     log.info("command_refused", code=_code(exc))
                     await self._reply(cmd, self._refusal(cmd, exc))
                     if _code(exc) == RoomCode.ROOM_UNAVAILABLE.value and room is not None:
-                        self._rearm_soon(room)  # a timer or a bot turn must not be lost
+                        self.timers.rearm_soon(room)  # a timer or a bot turn must not be lost
                     continue
                 except Exception as exc:
                     log.error("command_failed", error=type(exc).__name__)
                     await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
                     if room is not None:
-                        self._rearm_soon(room)
+                        self.timers.rearm_soon(room)
                     continue
                 if not d.events:
                     if isinstance(cmd.body, BotTurn):  # a later move, or the seat taken back
@@ -372,6 +390,8 @@ class RoomOwner(TurnKeeping):
         hand.room-commands (the event store's unique seq keeps the two apart). Commands
         submitted while a batch is being written form the next batch: one transaction (one
         fsync) for all of them — group commit, as for a Kafka fetch."""
+        if not self.presence.admit(cmd):
+            return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
         fut = asyncio.get_running_loop().create_future()
         self._local[cmd.command_id] = fut
         self._waiting.append(cmd)

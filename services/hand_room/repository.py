@@ -57,6 +57,11 @@ class RoomRepository:
     def forget(self, room_id: str) -> None:
         self._rooms.pop(room_id, None)
 
+    def forget_where(self, gone) -> None:
+        """Drop every cached room for which ``gone(room_id)`` (partitions moved away)."""
+        for room_id in [r for r in list(self._rooms) if gone(r)]:
+            del self._rooms[room_id]
+
     def observe(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
         """A live event: fast-forward the cached room if it is the next one (``after``: the
         room after it, when the caller folded it already; ``trusted``: from this instance's

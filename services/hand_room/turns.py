@@ -1,6 +1,10 @@
 """The owner's turn keeping: a timer per room whose turn is running, and a bot request
-when a bot controls the turn (a mixin of ``RoomOwner``: it uses the owner's producer,
-repository, store and ownership)."""
+when a bot controls the turn. A collaborator of ``RoomOwner``: it fires its commands
+through the owner's in-process pipeline (``fire``), only for rooms the owner holds (a
+new owner re-arms every timer of its partitions), and asks bots through ``ask``.
+
+Bounded: one timer and at most one read-back per room, so a slow store cannot turn
+re-arms into a storm."""
 
 from __future__ import annotations
 
@@ -12,9 +16,11 @@ import structlog
 from hand_infra.sqlstore import log_failure
 
 from .domain import MoveMade, Room, RoundDealt, decode
-from .domain.command_codec import encode_command
+from collections.abc import Awaitable, Callable
+
 from .domain.commands import Command, TurnTimeout
 from .kafka_messages import bot_request
+from .repository import RoomRepository
 
 log = structlog.get_logger("hand_room.owner")
 
@@ -22,8 +28,33 @@ log = structlog.get_logger("hand_room.owner")
 ASK_AGAIN_S = 1.0
 
 
-class TurnKeeping:
-    def _arm_turn(self, room: Room) -> None:
+class TurnTimers:
+    def __init__(self, *, repo: RoomRepository, store, fire: Callable[[Command], Awaitable[object]],
+                 owns: Callable[[str], bool], ask: Callable[[str, bytes], Awaitable[None]],
+                 away_after: int = 2, bot_grace_s: float = 5.0, store_timeout_s: float = 1.0) -> None:
+        self.repo, self.store, self._fire, self.owns, self._ask = repo, store, fire, owns, ask
+        self.away_after, self.bot_grace_s, self.store_timeout_s = away_after, bot_grace_s, store_timeout_s
+        self._timers: dict[str, asyncio.TimerHandle] = {}
+        self._bot_asked: dict[str, tuple] = {}
+        self._reading: set[str] = set()  # rooms being read back from the store (one each)
+
+    @property
+    def armed(self) -> int:
+        return len(self._timers)
+
+    def cancel(self, gone: Callable[[str], bool]) -> None:
+        """Drop the timers of rooms no longer owned here (``gone(room_id)``)."""
+        for room_id in [r for r in list(self._timers) if gone(r)]:
+            self._timers.pop(room_id).cancel()
+        for room_id in [r for r in list(self._bot_asked) if gone(r)]:
+            del self._bot_asked[room_id]
+
+    def stop(self) -> None:
+        for handle in self._timers.values():
+            handle.cancel()
+        self._timers.clear()
+
+    def arm(self, room: Room) -> None:
         """Arm the turn timer and ask for a bot move when a bot controls the turn."""
         handle = self._timers.pop(room.room_id, None)
         if handle:
@@ -44,7 +75,7 @@ class TurnKeeping:
                 self._bot_asked[room.room_id] = ask
                 asyncio.ensure_future(self._ask_bot(room, seat))
 
-    def _rearm_soon(self, room: Room, delay: float = 1.0) -> None:
+    def rearm_soon(self, room: Room, delay: float = 1.0) -> None:
         """After a failure (rules service or store down): try the turn's timer again soon,
         and ask the bot again, so a room nobody acts in does not freeze."""
         seat = room.seat_to_move()
@@ -62,33 +93,41 @@ class TurnKeeping:
             self._bot_asked.pop(room.room_id, None)
             asyncio.get_running_loop().call_later(delay, self._ask_again, room)
 
-    async def _rearm_from_store(self, room_id: str, delay: float = ASK_AGAIN_S) -> None:
+    def rearm_from_store(self, room_id: str) -> None:
+        if room_id not in self._reading:
+            self._reading.add(room_id)
+            asyncio.ensure_future(self._read_back(room_id))
+
+    async def _read_back(self, room_id: str, delay: float = ASK_AGAIN_S) -> None:
         """A room the owner forgot (a store timeout: its append may have landed) whose turn
         has nobody to retry it: read it back from the store, then arm its turn again; while
         the store cannot answer, try again, waiting twice as long each time (at most 10 s)."""
-        while self.owns(room_id):
-            await asyncio.sleep(delay)
-            try:
-                room = await asyncio.wait_for(self.repo.get(room_id, fresh=True), self.store_timeout_s)
-            except Exception as exc:
-                log_failure(log, "rearm_read_failed", exc, room_id=room_id)
-                delay = min(2 * delay, 10.0)
-                continue
-            if room is not None and self.owns(room_id):
-                self._rearm_soon(room, delay=0.0)
-            return
+        try:
+            while self.owns(room_id):
+                await asyncio.sleep(delay)
+                try:
+                    room = await asyncio.wait_for(self.repo.get(room_id, fresh=True), self.store_timeout_s)
+                except Exception as exc:
+                    log_failure(log, "rearm_read_failed", exc, room_id=room_id)
+                    delay = min(2 * delay, 10.0)
+                    continue
+                if room is not None and self.owns(room_id):
+                    self.rearm_soon(room, delay=0.0)
+                return
+        finally:
+            self._reading.discard(room_id)
 
     def _ask_again(self, room: Room) -> None:
         current = self.repo.cached(room.room_id)
         if current is not None and current.seq == room.seq and self.owns(room.room_id):
-            self._arm_turn(current)
+            self.arm(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
         try:
             history = await self._round_history(room)
             value = bot_request(room.room_id, room.round, seat, room.seats[seat].bot_level or "beginner",
                                 room.seq, history)
-            await self._producer.send(self.t_bots, key=room.room_id.encode(), value=value)
+            await self._ask(room.room_id, value)
             log.debug("bot_asked", room_id=room.room_id, seat=seat, round_no=room.round.round_no,
                       turn_no=room.round.turn_no, seq=room.seq)
         except Exception as exc:  # the store or the broker away: ask again soon, or the turn waits for its timer
@@ -108,16 +147,7 @@ class TurnKeeping:
         return out
 
     async def send_command(self, cmd: Command) -> None:
-        """A timer's command: in-process when this instance owns the room (so turns go on
-        while the broker is away), else through hand.room-commands."""
+        """A timer's command, to the owner's in-process pipeline (so turns go on while the
+        broker is away); dropped if the room moved meanwhile (its new owner re-armed it)."""
         if self.owns(cmd.room_id):
-            await self.submit(cmd)
-            return
-        if self._producer is None:
-            return
-        try:
-            await self._producer.send(self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd))
-        except Exception:
-            log.exception("send_failed", room_id=cmd.room_id)
-
-
+            await self._fire(cmd)

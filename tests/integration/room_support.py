@@ -11,7 +11,7 @@ from typing import Any
 
 import grpc
 
-from hand.v1 import actions_pb2, options_pb2, room_pb2
+from hand.v1 import actions_pb2, errors_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common.config import RoomConfig
@@ -29,6 +29,15 @@ def rule_error_of(exc: grpc.aio.AioRpcError):
     from hand_common.status import from_status
 
     return from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
+
+
+def moved_to(exc: grpc.aio.AioRpcError) -> str | None:
+    """The owner's address a ROOM_MOVED refusal names (Act and Watch are served by the
+    room's owner only), or None for any other failure."""
+    detail = rule_error_of(exc) if exc.code() == grpc.StatusCode.FAILED_PRECONDITION else None
+    if detail is None or detail.code != errors_pb2.ERROR_CODE_ROOM_MOVED:
+        return None
+    return detail.params["owner_address"]
 
 
 def seq_of(msg: pb.WatchResponse) -> int:

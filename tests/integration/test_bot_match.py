@@ -137,8 +137,8 @@ def _misbehave_once_after_five_moves(store, misbehave) -> list:
 
 async def test_a_bot_request_that_could_not_be_sent_is_sent_again(stack) -> None:
     """The ask itself fails (reading the round's history from the store): asked again."""
-    owner, failed = stack.server.owner, []
-    real = owner._round_history
+    timers, failed = stack.server.owner.timers, []
+    real = timers._round_history
 
     async def flaky(room):
         if room.round.turn_no >= 3 and not failed:
@@ -146,7 +146,7 @@ async def test_a_bot_request_that_could_not_be_sent_is_sent_again(stack) -> None
             raise OSError("database is locked")
         return await real(room)
 
-    owner._round_history = flaky
+    timers._round_history = flaky
     origins = await _bots_play_to_the_end(stack)
     assert failed and origins == {"bot"}, origins
 

@@ -28,7 +28,7 @@ from hand_infra.topics import ROOM_EVENTS, ensure_topics
 from hand_room.domain import MoveMade, decode
 from hand_room.owner import partition_of
 
-from .room_support import Player, Watcher, create_room, join_all, rule_error_of, seq_of, wait_for
+from .room_support import Player, Watcher, create_room, join_all, moved_to, rule_error_of, seq_of, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 PARTITIONS = 8
@@ -83,17 +83,27 @@ class Instance:
 
 
 async def act_retrying(player: Player, stubs: list, action, action_id: str, deadline: float,
-                       refused: list | None = None):
-    """Act with one action id, retrying (same id) on UNAVAILABLE or a dead instance;
-    each refusal is appended to ``refused`` as ``(status code, seconds it took, the
+                       refused: list | None = None, at: dict | None = None):
+    """Act with one action id, retrying (same id) on UNAVAILABLE or a dead instance,
+    and following ROOM_MOVED to the owner's stub in ``at`` (address → stub); each
+    refusal is appended to ``refused`` as ``(status code, seconds it took, the
     RuleError detail or None)``."""
     while True:
         for stub in stubs:
             player.stub = stub
             began = time.monotonic()
             try:
-                return await player.act(action, action_id=action_id)
+                try:
+                    return await player.act(action, action_id=action_id)
+                except grpc.aio.AioRpcError as exc:
+                    owner = moved_to(exc)
+                    if owner is None or at is None or owner not in at:
+                        raise
+                    player.stub = at[owner]  # the room's owner: one redirect, then cached
+                    return await player.act(action, action_id=action_id)
             except grpc.aio.AioRpcError as exc:
+                if moved_to(exc) is not None:
+                    continue
                 if exc.code() not in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED):
                     raise
                 if refused is not None:
@@ -139,7 +149,7 @@ async def run_failover(tmp_path: Path) -> dict:
             part = partition_of(room_id, PARTITIONS)
             owner, survivor = (a, b) if part in a.owned() else (b, a)
             stub_surv = stub_b if survivor is b else stub_a
-            stubs_for = {id(stub_a): stub_a, id(stub_b): stub_b}
+            at = {a.target: stub_a, b.target: stub_b}
             watchers = {p.seat: Watcher(p.stub, room_id, p.token) for p in players}
             by_seat = {p.seat: p for p in players}
             deadline = time.monotonic() + 180
@@ -149,10 +159,13 @@ async def run_failover(tmp_path: Path) -> dict:
             async def refresh(seat: int) -> None:
                 """Reconnect a broken stream to the survivor, resuming after the last seq."""
                 w = watchers[seat]
+                owner_address = moved_to(w.error) if w.error is not None else None
                 if w.error is not None or (killed and w.stub is not stub_surv):
                     last = seq_of(w.latest) + 1 if w.latest else 0
                     await w.close()
-                    fresh = Watcher(stub_surv, room_id, by_seat[seat].token, from_seq=last)
+                    stub = at.get(owner_address, stub_surv) if not killed or owner_address != owner.target \
+                        else stub_surv
+                    fresh = Watcher(stub, room_id, by_seat[seat].token, from_seq=last)
                     fresh.messages = [*w.messages]
                     watchers[seat] = fresh
 
@@ -177,7 +190,7 @@ async def run_failover(tmp_path: Path) -> dict:
                 for action in p.plan(view) + p.choose(view):
                     n += 1
                     try:
-                        await act_retrying(p, stubs, action, f"{mover}-{n}", deadline)
+                        await act_retrying(p, stubs, action, f"{mover}-{n}", deadline, at=at)
                         moves += 1
                         if killed and failover_s is None:
                             failover_s = time.monotonic() - killed_at

@@ -43,7 +43,7 @@ def _body(b) -> tuple[str, object]:
                                                  actions=[action_to_proto(a) for a in b.actions],
                                                  asked_seq=b.asked_seq)
         case Presence():
-            return "presence", pb.PresenceCommand(connected=b.connected, at=_ts(b.at))
+            return "presence", pb.PresenceCommand(connected=b.connected, at=_ts(b.at), stream_id=b.stream_id)
     raise TypeError(f"not a room command: {b!r}")
 
 
@@ -86,7 +86,7 @@ def _from(member: str, b):
                            actions=tuple(action_from_proto(a) for a in b.actions),
                            asked_seq=_opt(b, "asked_seq"))
         case "presence":
-            return Presence(connected=b.connected, at=_secs(b.at))
+            return Presence(connected=b.connected, at=_secs(b.at), stream_id=b.stream_id)
     raise ValueError(f"room command without a body (oneof {member!r})")
 
 

@@ -83,6 +83,7 @@ class BotTurn:
 class Presence:
     connected: bool
     at: float
+    stream_id: str = ""  # "<instance>/<stream>"; "" once the owner's tracker decided (presence.py)
 
 
 Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch, Act, TurnTimeout, BotTurn, Presence]

@@ -1,0 +1,93 @@
+"""``bootstrap``: one room-service instance built whole, each part given what it
+needs when it is made (cosmicpython's ``bootstrap.py``): nothing is filled in
+later. ``RoomServer`` serves what it returns; tests build instances the same way.
+
+Order: the outbox relay → the repository → the feeds → the owner (its timers and
+presence tracker inside) → the bus → the router (the one place that decides where
+a command goes) → the gateway.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+from hand_common.config import RoomConfig
+from hand_common.identity import Verifier
+from hand_infra.broker_watch import BrokerWatch
+from hand_infra.eventstore import EventStore
+from hand_infra.outbox import OutboxRelay
+from hand_infra.settings import KafkaSettings
+from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES
+
+from .bus import Bus
+from .feeds import Feeds
+from .gateway import RoomGateway
+from .index import RoomIndex
+from .owner import RoomOwner
+from .ownership import Endpoint, OwnershipMap
+from .publish import private_value, public_value
+from .repository import RoomRepository
+from .router import CommandRouter
+from .rules_port import RulesPort
+
+
+@dataclass
+class Instance:
+    """The parts of one instance, started and stopped in this order (stop: reversed)."""
+
+    watch: BrokerWatch
+    relay: OutboxRelay
+    repo: RoomRepository
+    feeds: Feeds
+    owner: RoomOwner
+    bus: Bus
+    router: CommandRouter
+    gateway: RoomGateway
+    ownership: OwnershipMap
+
+    async def start(self) -> None:
+        await self.relay.start()
+        await self.owner.start()
+        await self.bus.start()  # the bus first on recovery: replies to commands the new owner applies
+        self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
+        await self.watch.start()
+
+    async def stop(self) -> None:
+        for part in (self.watch, self.bus, self.owner, self.relay, self.feeds):
+            await part.stop()
+
+
+def topic_names(topics: dict[str, str] | None) -> dict[str, str]:
+    t = topics or {}
+    events = t.get("events", ROOM_EVENTS)
+    return {"commands": t.get("commands", ROOM_COMMANDS), "replies": t.get("replies", ROOM_REPLIES),
+            "events": events, "public": t.get("public", ROOM_EVENTS_PUBLIC if "events" not in t else f"{events}-public"),
+            "bots": t.get("bots", BOT_REQUESTS)}
+
+
+def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, index: RoomIndex,
+              rules: RulesPort, me: Endpoint, topics: dict[str, str] | None = None,
+              verifier: Verifier | None = None) -> Instance:
+    names = topic_names(topics)
+    watch = BrokerWatch(kafka, list(names.values()))  # outages: fail fast, then reconnect
+    # woken by every commit of this instance's owner; polling (rows other instances
+    # wrote and did not relay) only twice a second, so an idle instance stays idle
+    relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
+                        routes=[(names["events"], private_value), (names["public"], public_value)])
+    repo = RoomRepository(store)
+    feeds = Feeds(store, repo)
+    ownership = OwnershipMap(me, kafka.partitions)
+    # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).
+    owner_kafka = dataclasses.replace(kafka, session_timeout_ms=config.session_timeout_ms,
+                                      heartbeat_interval_ms=config.heartbeat_ms)
+    owner = RoomOwner(store, index, owner_kafka, rules, relay, ownership=ownership, group_id=config.group_id,
+                      away_after_timeouts=config.away_after_timeouts, topics=topics, repo=repo, feeds=feeds,
+                      store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
+                      watch=watch)
+    bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
+              feeds=feeds, watch=watch)
+    router = CommandRouter(owner if config.local_commands else None, bus, ownership)
+    gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
+                          store_timeout_s=config.store_timeout_s)
+    return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership)
