@@ -58,8 +58,10 @@ async function play(p, deadline) {
     const draw = enumName('hand.v1.TurnPhase', p.view.turn.phase) === 'TURN_PHASE_DRAW';
     const action = draw ? { draw_stock: {} } : { discard: { card: choose(p.view.hand) } };
     try {
+      // No expected_seq: another seat's presence event may land between this view and the move
+      // (a STALE_ACTION that says nothing about reaching the owner); every refusal fails the test.
       const res = await p.client.Act({ room_id: p.roomId, seat_token: p.token, action_id: crypto.randomUUID(),
-        action, expected_seq: num(p.room.next_seq) });
+        action });
       p.waitFor = num(res.last_seq); // act again only once the stream shows this move
       p.moves += 1;
     } catch (err) {
