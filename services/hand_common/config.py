@@ -146,6 +146,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
                  "before refusing its commands UNAVAILABLE, and the gateway for a room not in its "
                  "cache (a crashed database's connections may hang instead of failing)"
         ),
+        "HAND_ROOM_MAX_PENDING": EnvVar(
+            "2000", "clients' commands an instance queues for its rooms at most; past it (or past "
+                    "HAND_ROOM_MAX_QUEUE_DELAY_MS) it refuses at once with OVERLOADED and retry_after_ms"
+        ),
+        "HAND_ROOM_MAX_QUEUE_DELAY_MS": EnvVar(
+            "250", "the longest a queued command may have waited before new clients' commands are "
+                   "refused OVERLOADED (admission by queue time, not by timeouts)"
+        ),
         "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
             "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
                 "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
@@ -537,6 +545,8 @@ class RoomConfig:
     store_timeout_s: float = 1.0
     advertised_address: str = ""
     web_url: str = ""
+    max_pending: int = 2000
+    max_queue_delay_ms: int = 250
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -557,6 +567,8 @@ class RoomConfig:
             store_timeout_s=env.number("HAND_ROOM_STORE_TIMEOUT_S", 0.05, 600),
             advertised_address=env.raw("HAND_ROOM_ADVERTISED_ADDRESS").strip(),
             web_url=_advertised_web_url(env),
+            max_pending=env.integer("HAND_ROOM_MAX_PENDING", 1, 10**7),
+            max_queue_delay_ms=env.integer("HAND_ROOM_MAX_QUEUE_DELAY_MS", 1, 600_000),
         )
         env.check("room service")
         return config

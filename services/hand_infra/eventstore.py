@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
-from sqlalchemy import func, insert, select, true, update
+from sqlalchemy import func, insert, select, true, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -298,6 +298,15 @@ class EventStore(SqlStore):
         async with self.engine.connect() as conn:
             rows = (await conn.execute(query)).all()
         return [OutboxEntry(r.id, r.room_id, r.seq, r.kind, bytes(r.payload)) for r in rows]
+
+    async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
+        """Mark the outbox rows of ``(room_id, seq)`` published (a direct publish's acks)."""
+        keys = list(keys)
+        async with self._write() as conn:
+            for start in range(0, len(keys), 500):
+                await conn.execute(update(outbox).where(
+                    outbox.c.published == False,  # noqa: E712 - SQL, not Python
+                    tuple_(outbox.c.room_id, outbox.c.seq).in_(keys[start:start + 500])).values(published=true()))
 
     async def mark_published(self, ids: Sequence[int]) -> None:
         """Mark outbox rows as published (after the broker acked them)."""

@@ -8,6 +8,13 @@ topic's readers (``None``: not for them) — waits for the broker's acks
 ack and the mark re-publishes on restart: delivery is at-least-once, and
 consumers put a :class:`Deduper` in front of their handler.
 
+The writer that just committed events may hand them over rendered
+(:meth:`publish_direct`): they are sent at once, without being read back,
+decoded and encoded again, and marked published (by ``(room_id, seq)``) once
+acked; the polling pass skips them meanwhile. If a direct send fails, its rows
+stay pending and the polling pass publishes them: the outbox stays the safety
+net.
+
 If a send fails, the relay marks nothing after it for that room, so the
 failed event and its successors go out again, in order, on the next pass.
 A pass waits at most ``ack_timeout`` s for the broker's acks (unacked rows
@@ -63,6 +70,8 @@ class OutboxRelay:
         # which the readers' de-duplication by (room_id, seq) absorbs)
         self.mark_interval = mark_interval
         self._unmarked: set[int] = set()
+        self._direct: set[tuple[str, int]] = set()  # sent directly, not yet acked and marked
+        self._direct_acked: set[tuple[str, int]] = set()
         self._marked_at = 0.0
         self.routes = list(routes) if routes is not None else [(topic, as_stored)]
         self.batch_size, self.idle_interval, self.retry_interval = (
@@ -127,22 +136,62 @@ class OutboxRelay:
 
     async def _mark(self, force: bool = False) -> None:
         """Mark the acked rows published: every pass, or every ``mark_interval`` s."""
-        if not self._unmarked:
+        if not self._unmarked and not self._direct_acked:
             return
         now = asyncio.get_running_loop().time()
-        if force or self.mark_interval <= 0 or len(self._unmarked) >= self.batch_size // 2 \
+        if force or self.mark_interval <= 0 or len(self._unmarked) + len(self._direct_acked) >= self.batch_size // 2 \
                 or now - self._marked_at >= self.mark_interval:
-            ids = sorted(self._unmarked)
-            await self.store.mark_published(ids)
-            self._unmarked.difference_update(ids)
+            ids, keys = sorted(self._unmarked), sorted(self._direct_acked)
             self._marked_at = now
+            if ids:
+                await self.store.mark_published(ids)
+                self._unmarked.difference_update(ids)
+            if keys:
+                await self.store.mark_published_at(keys)
+                self._direct_acked.difference_update(keys)
+                self._direct.difference_update(keys)
+
+    def publish_direct(self, items: Sequence[tuple[str, int, Sequence[bytes | None]]]) -> None:
+        """Send committed events now: ``(room_id, seq, one value per route or None)``, in
+        order per room. Acked rows are marked published with the next mark."""
+        if self._producer is None or (self.watch is not None and not self.watch.up):
+            self.notify()  # the polling pass (or the broker's return) takes them
+            return
+        self._direct.update((room_id, seq) for room_id, seq, _ in items)
+        asyncio.ensure_future(self._send_direct(list(items)))
+
+    async def _send_direct(self, items) -> None:
+        futures = []
+        try:
+            for room_id, seq, values in items:
+                key = room_id.encode()
+                for (topic, _), value in zip(self.routes, values, strict=True):
+                    if value is not None:
+                        futures.append(((room_id, seq), await self._producer.send(topic, key=key, value=value)))
+            results = await asyncio.wait_for(asyncio.gather(*(f for _, f in futures), return_exceptions=True),
+                                             self.ack_timeout)
+        except Exception as exc:  # not sent or not acked in time: the polling pass publishes them
+            log_failure(log, "direct_publish_failed", exc, events=len(items))
+            self._direct.difference_update((r, q) for r, q, _ in items)
+            self.notify()
+            return
+        failed = {k for (k, _), res in zip(futures, results, strict=True) if isinstance(res, BaseException)}
+        self._direct.difference_update(failed)
+        acked = {(r, q) for r, q, _ in items} - failed
+        self._direct_acked.update(acked)
+        self.published += len(acked)
+        if failed:
+            self.notify()
+        if len(self._direct_acked) >= self.batch_size // 2:
+            self.notify()  # the loop marks them
 
     async def publish_pending(self) -> int:
         """Publish one batch of the outbox; return how many rows were marked."""
         if self._producer is None:
             raise RuntimeError("relay not started")
-        entries = [e for e in await self.store.pending_outbox(self.batch_size + len(self._unmarked))
-                   if e.id not in self._unmarked][:self.batch_size]
+        entries = [e for e in await self.store.pending_outbox(
+            self.batch_size + len(self._unmarked) + len(self._direct))
+            if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct][:self.batch_size]
         if not entries:
             await self._mark()
             return 0

@@ -20,6 +20,7 @@ from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES
 
+from .admission import Admission
 from .bus import Bus
 from .feeds import Feeds
 from .gateway import RoomGateway
@@ -84,9 +85,10 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     owner = RoomOwner(store, index, owner_kafka, rules, relay, ownership=ownership, group_id=config.group_id,
                       away_after_timeouts=config.away_after_timeouts, topics=topics, repo=repo, feeds=feeds,
                       store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
-                      watch=watch)
+                      watch=watch, admission=Admission(config.max_pending, config.max_queue_delay_ms / 1000),
+                      stale_after_s=config.command_timeout_s)
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
-              feeds=feeds, watch=watch)
+              feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
                           store_timeout_s=config.store_timeout_s)

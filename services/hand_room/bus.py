@@ -1,11 +1,15 @@
-"""The gateway's Kafka side: send commands, await their replies, and hand
-``hand.room-events`` to this instance's feeds and repository.
+"""The gateway's Kafka side: send commands to owners elsewhere, await their replies,
+and hand ``hand.room-events`` to this instance's feeds and repository.
 
-Replies and room events are read from every partition with manual
-assignment (no consumer group), starting near the end: on Tansu the
-"latest" offset can be a little early, which only re-delivers a few old
-messages — replies are matched by command id, and watchers de-duplicate by
-seq.
+It reads only what it needs, with manual assignment (no consumer group):
+replies from the one partition its instance id is keyed to, and room events
+only from the partitions of rooms it streams but does not own (none on the
+normal path, where a room's streams meet at its owner, which hands its feeds
+each event straight after the commit). The set is recomputed when a feed
+starts or ends or ownership moves. New partitions start near the end: on
+Tansu the "latest" offset can be a little early, which only re-delivers a
+few old messages — replies are matched by command id, and feeds de-duplicate
+by seq.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import uuid
+from collections.abc import Callable
 from dataclasses import replace
 
 import structlog
@@ -21,7 +26,7 @@ from aiokafka.errors import KafkaError
 
 from hand_infra.broker_watch import BrokerWatch, PastEndCheck, stop_in_background
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES
+from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES, partition_of
 
 from .domain import Recorded, decode
 from .domain.command_codec import encode_command
@@ -31,13 +36,29 @@ from .feeds import Feeds
 from .kafka_messages import Reply, decode_reply
 
 log = structlog.get_logger("hand_room.bus")
+#: how often an events consumer with nothing to read checks what it should read
+IDLE_S = 0.1
+
+
+async def _partitions(consumer: AIOKafkaConsumer, topic: str) -> set[int]:
+    parts = consumer.partitions_for_topic(topic) or set()
+    if not parts:
+        await consumer.topics()
+        parts = consumer.partitions_for_topic(topic) or set()
+    return parts
 
 
 class Bus:
     def __init__(self, settings: KafkaSettings, *, instance_id: str | None = None,
                  command_timeout_s: float = 10.0, topics: dict[str, str] | None = None,
-                 feeds: "Feeds | None" = None, watch: "BrokerWatch | None" = None) -> None:
+                 feeds: "Feeds | None" = None, watch: "BrokerWatch | None" = None,
+                 owns: Callable[[str], bool] = lambda room_id: False,
+                 ownership_version: Callable[[], int] = lambda: 0) -> None:
         self.feeds = feeds
+        self.owns, self.ownership_version = owns, ownership_version  # rooms whose events come in-process
+        self._event_parts = settings.partitions
+        self._following: set[int] = set()
+        self._seen: tuple | None = None
         self.watch = watch  # broker down: commands fail fast with ROOM_UNAVAILABLE
         self.events_received = 0  # hand.room-events messages read
         self.events_decoded = 0  # ... of rooms this instance streams or holds
@@ -78,18 +99,40 @@ class Bus:
         self._tasks, self._consumers = [], []
 
     async def _start_consumers(self) -> None:
-        for topic, handler in ((self.t_replies, self._on_reply), (self.t_events, self._on_event)):
-            consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
-            await consumer.start()
-            parts = consumer.partitions_for_topic(topic) or set()
-            if not parts:
-                await consumer.topics()
-                parts = consumer.partitions_for_topic(topic) or set()
-            tps = [TopicPartition(topic, p) for p in sorted(parts)]
-            consumer.assign(tps)
-            await consumer.seek_to_end(*tps)
-            self._consumers.append(consumer)
-            self._tasks.append(asyncio.create_task(self._consume(consumer, handler), name=f"bus-{topic}"))
+        replies = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
+        await replies.start()
+        parts = await _partitions(replies, self.t_replies)
+        mine = TopicPartition(self.t_replies, partition_of(self.instance_id, len(parts)) if parts else 0)
+        replies.assign([mine])
+        await replies.seek_to_end(mine)
+        events = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
+        await events.start()
+        self._event_parts = len(await _partitions(events, self.t_events)) or self.settings.partitions
+        self._following, self._seen = set(), None
+        self._consumers = [replies, events]
+        self._tasks = [asyncio.create_task(self._consume(replies, self._on_reply), name="bus-replies"),
+                       asyncio.create_task(self._consume(events, self._on_event, self._follow), name="bus-events")]
+
+    def _wanted(self) -> set[int]:
+        """Partitions of the rooms this instance streams and does not own."""
+        if self.feeds is None:
+            return set()
+        return {partition_of(r, self._event_parts) for r in self.feeds.rooms() if not self.owns(r)}
+
+    async def _follow(self, consumer: AIOKafkaConsumer) -> bool:
+        """Assign the event partitions wanted now; False when none is."""
+        version = (self.feeds.version if self.feeds is not None else 0, self.ownership_version())
+        if version != self._seen:
+            self._seen = version
+            wanted = self._wanted()
+            if wanted != self._following:
+                added = wanted - self._following
+                consumer.assign([TopicPartition(self.t_events, p) for p in sorted(wanted)])
+                if added:
+                    await consumer.seek_to_end(*(TopicPartition(self.t_events, p) for p in sorted(added)))
+                self._following = wanted
+                log.info("bus_following", partitions=sorted(wanted))
+        return bool(self._following)
 
     async def stop(self) -> None:
         log.info("bus_stats", instance=self.instance_id, events_received=self.events_received,
@@ -98,10 +141,13 @@ class Bus:
         if self._producer is not None:
             await self._producer.stop()
 
-    async def _consume(self, consumer: AIOKafkaConsumer, handler) -> None:
+    async def _consume(self, consumer: AIOKafkaConsumer, handler, follow=None) -> None:
         past_end = PastEndCheck()  # a broker restarted between two probes of the watch
         while True:
             try:
+                if follow is not None and not await follow(consumer):
+                    await asyncio.sleep(IDLE_S)  # nothing to read
+                    continue
                 await past_end(consumer)
                 batch = await consumer.getmany(timeout_ms=100, max_records=1000)
             except KafkaError as exc:  # the broker went away: the watch reconnects

@@ -102,7 +102,10 @@ class Feeds:
     def __init__(self, store: EventStore, repo: RoomRepository) -> None:
         self.store, self.repo = store, repo
         self._feeds: dict[str, RoomFeed] = {}
-        self._starting: dict[str, asyncio.Future] = {}
+        self.version = 0  # bumped when a feed starts or ends (the bus reads what they need)
+
+    def rooms(self):
+        return self._feeds.keys()
 
     def following(self, room_id: str) -> bool:
         return room_id in self._feeds
@@ -120,6 +123,7 @@ class Feeds:
         feed = self._feeds.get(room_id)
         if feed is None:
             feed = self._feeds[room_id] = RoomFeed(room_id, self.store, self.repo)
+            self.version += 1
             try:
                 await feed.start()
             except BaseException:
@@ -134,6 +138,7 @@ class Feeds:
         feed.subscribers.discard(queue)
         if not feed.subscribers and self._feeds.get(feed.room_id) is feed:
             del self._feeds[feed.room_id]
+            self.version += 1
             await feed.stop()
 
     async def stop(self) -> None:

@@ -236,9 +236,11 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if not request.HasField("action"):
             raise limits.invalid("action", "action is required")
         action = action_from_proto(request.action)
-        _, seat = await self._seat(context, request.room_id, request.seat_token)
         expected = request.expected_seq if request.HasField("expected_seq") else None
-        reply = await self._call(Command(request.room_id, Act(action, expected), seat=seat, action_id=action_id))
+        body = Act(action, expected)
+        self.router.admit(Command(request.room_id, body))  # past capacity: refused before any work
+        _, seat = await self._seat(context, request.room_id, request.seat_token)
+        reply = await self._call(Command(request.room_id, body, seat=seat, action_id=action_id))
         seqs = reply.seqs or (0,)
         return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1], duplicate=reply.duplicate)
 

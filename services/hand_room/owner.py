@@ -15,6 +15,7 @@ judged again on the room as it is then — the same answer on every owner.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 from dataclasses import dataclass, field
@@ -31,6 +32,7 @@ from hand_infra.settings import KafkaSettings
 from hand_infra.sqlstore import log_failure, unreachable
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
+from .admission import Admission
 from .domain import MoveMade, Room, decode, encode
 from .domain.command_codec import decode_command
 from .domain.commands import Act, BotTurn, Command
@@ -40,6 +42,7 @@ from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply, encode_reply
 from .partitions import partition_of
+from .publish import values
 from .ownership import OwnershipMap
 from .presence import PresenceTracker
 from .turns import TurnTimers
@@ -49,6 +52,8 @@ from .store_budget import StoreBudget
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
+#: in-process commands decided and appended in one pass (one transaction)
+MAX_PASS = 256
 
 
 def action_key(cmd: Command) -> str | None:
@@ -94,7 +99,7 @@ class RoomOwner:
                  away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
                  feeds: "Feeds | None" = None, store_timeout_s: float = 1.0, presence_grace_s: float = 10.0,
-                 watch=None) -> None:
+                 watch=None, admission: Admission | None = None, stale_after_s: float = 10.0) -> None:
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
         self.group_id = group_id
         self.away_after = away_after_timeouts
@@ -108,6 +113,7 @@ class RoomOwner:
         self.feeds = feeds
         self.ownership = ownership
         self.owned: set[int] = set()
+        self.version = 0  # bumped when ``owned`` changes
         self.partitions = settings.partitions
         self.timers = TurnTimers(repo=self.repo, store=store, fire=self.submit, owns=self.owns, ask=self._ask_bot,
                                  away_after=away_after_timeouts, bot_grace_s=bot_grace_s,
@@ -121,6 +127,9 @@ class RoomOwner:
         self._task: asyncio.Task | None = None
         self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
         self._waiting: list[Command] = []  # in-process commands for the next local batch
+        self._enqueued: collections.deque[float] = collections.deque()  # when each was queued (monotonic)
+        self.admission = admission or Admission()
+        self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
         self._pass = asyncio.Lock()
         self._flusher: asyncio.Task | None = None
         self.processed = 0
@@ -180,6 +189,7 @@ class RoomOwner:
     # ---------------------------------------------------------------- ownership
     def _revoke(self, parts: set[int]) -> None:
         self.owned -= parts
+        self.version += 1
 
         def gone(room_id: str) -> bool:
             return partition_of(room_id, self.partitions) in parts
@@ -195,6 +205,7 @@ class RoomOwner:
             if self.owned - parts:
                 self._revoke(self.owned - parts)
         self.owned |= parts
+        self.version += 1
         rearmed = 0
         for room_id in await self.index.active():
             if partition_of(room_id, self.partitions) in parts:
@@ -233,6 +244,10 @@ class RoomOwner:
                         continue
                     if not self.presence.admit(cmd):
                         continue  # one more (or one fewer) stream of a seat: counted only
+                    if cmd.reply_to and time.time() - cmd.sent_at > self.stale_after_s:
+                        await self._reply(cmd, self._refusal(cmd, RoomError(  # its caller gave up
+                            RoomCode.OVERLOADED, "too late", limit="queue_delay", retry_after_ms=1000)))
+                        continue
                     by_room.setdefault(cmd.room_id, []).append(cmd)
             await self.handle(by_room)
             await self._consumer.commit()
@@ -291,6 +306,7 @@ class RoomOwner:
                  for p in batch.planned]
         results = await budget.call(self.store.append_batch(items)) if items else []
         touched: dict[str, Room] = {}
+        published: list = []
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
@@ -308,14 +324,15 @@ class RoomOwner:
                     for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
                         self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
+                published.extend(p.decision.events)
                 if p.before is None or _listing(p.before) != _listing(room):
                     await self.index.upsert(room)
                 refusal = p.decision.refusal
                 reply = self._refusal(p.cmd, refusal) if refusal is not None else Reply(
                     p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)
                 await self._reply(p.cmd, reply)
-        if touched and self.relay is not None:
-            self.relay.notify()
+        if published and self.relay is not None:  # sent now; the outbox stays the safety net
+            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
         for room in touched.values():
             self.timers.arm(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
@@ -385,6 +402,10 @@ class RoomOwner:
         """This instance holds the room's partition: its gateway may decide in-process."""
         return partition_of(room_id, self.partitions) in self.owned
 
+    def admit(self, cmd: Command) -> None:
+        """OVERLOADED for a client's command while the in-process queue is past its bounds."""
+        self.admission.check(cmd, len(self._waiting), self._enqueued[0] if self._enqueued else None)
+
     async def submit(self, cmd: Command) -> Reply:
         """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from
         hand.room-commands (the event store's unique seq keeps the two apart). Commands
@@ -392,9 +413,11 @@ class RoomOwner:
         fsync) for all of them — group commit, as for a Kafka fetch."""
         if not self.presence.admit(cmd):
             return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
+        self.admit(cmd)
         fut = asyncio.get_running_loop().create_future()
         self._local[cmd.command_id] = fut
         self._waiting.append(cmd)
+        self._enqueued.append(time.monotonic())
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.ensure_future(self._flush_local())
         try:
@@ -404,8 +427,10 @@ class RoomOwner:
 
     async def _flush_local(self) -> None:
         await asyncio.sleep(0)  # let the submits of this loop iteration join
-        while self._waiting:
-            batch, self._waiting = self._waiting, []
+        while self._waiting:  # a pass takes at most MAX_PASS commands: it fits the store's time
+            batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
+            for _ in batch:
+                self._enqueued.popleft()
             by_room: dict[str, list[Command]] = {}
             for cmd in batch:
                 by_room.setdefault(cmd.room_id, []).append(cmd)

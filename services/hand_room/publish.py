@@ -30,3 +30,9 @@ def private_value(entry: OutboxEntry) -> bytes:
 def public_value(entry: OutboxEntry) -> bytes:
     """hand.room-events-public: as a spectator sees it."""
     return encode(for_seat(_decoded(entry), None))
+
+
+def values(rec: Recorded) -> tuple[bytes, bytes]:
+    """A committed event rendered for the relay's routes, in their order (bootstrap):
+    hand.room-events, then hand.room-events-public (``OutboxRelay.publish_direct``)."""
+    return encode(private(rec)), encode(for_seat(rec, None))

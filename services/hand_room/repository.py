@@ -63,9 +63,11 @@ class RoomRepository:
             del self._rooms[room_id]
 
     def observe(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
-        """A live event: fast-forward the cached room if it is the next one (``after``: the
-        room after it, when the caller folded it already; ``trusted``: from this instance's
-        owner, credentials included)."""
+        """A live event: fast-forward the cached room if it is the next one. ``trusted``:
+        from this instance's owner, credentials included, with ``after`` the room after it
+        as the owner folded it. An untrusted event (from hand.room-events, no credentials)
+        is folded here, onto the cached room, never adopted from another's fold: a feed's
+        copy lacks the token hashes, and adopting it refused valid seat tokens (issue 24)."""
         room = self._rooms.get(rec.room_id)
         if room is None or rec.seq < room.seq:
             return
@@ -73,7 +75,7 @@ class RoomRepository:
         if rec.seq > room.seq or (human_seat and not trusted):
             self._rooms.pop(rec.room_id, None)  # a gap, or credentials to read: reload on demand
             return
-        self._rooms[rec.room_id] = after if after is not None else evolve(room, rec)
+        self._rooms[rec.room_id] = after if trusted and after is not None else evolve(room, rec)
 
     async def _fold(self, room_id: str) -> Room | None:
         self.loads += 1

@@ -1,0 +1,42 @@
+"""Admission: past its capacity an instance refuses new commands at once, before any
+work, instead of queueing them until every caller times out (Google SRE, "Handling
+Overload"; Netflix concurrency-limits). Refusing costs a comparison; the queue of
+in-process commands is bounded by length and by time, so what is accepted is
+served within a bounded delay and the instance keeps its goodput at capacity.
+
+Only clients' commands are refused (OVERLOADED: RESOURCE_EXHAUSTED with
+``retry_after_ms``; the client retries with the same action id). Timers, bot
+answers and presence are the room's own work and are never shed.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+
+from .domain.commands import Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
+from .domain.errors import RoomCode, RoomError
+
+#: commands a client sends (the others are the room's own: timers, bots, presence)
+CLIENT_COMMANDS = (Act, CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch)
+
+
+class Admission:
+    def __init__(self, max_pending: int = 2000, max_delay_s: float = 0.25) -> None:
+        self.max_pending, self.max_delay_s = max_pending, max_delay_s
+        self.refused = 0
+
+    def check(self, cmd: Command, pending: int, oldest_enqueued: float | None) -> None:
+        """Raise OVERLOADED for a client's command when ``pending`` commands wait or the
+        oldest of them has waited past the bound."""
+        if not isinstance(cmd.body, CLIENT_COMMANDS):
+            return
+        delay = time.monotonic() - oldest_enqueued if oldest_enqueued is not None else 0.0
+        if pending < self.max_pending and delay < self.max_delay_s:
+            return
+        self.refused += 1
+        # spread the retries: a fixed hint brings every refused client back at once
+        retry_ms = int(max(100.0, 2000 * delay) * random.uniform(1.0, 2.0))
+        limit = "pending_commands" if pending >= self.max_pending else "queue_delay"
+        raise RoomError(RoomCode.OVERLOADED, "the instance is at capacity", limit=limit,
+                        retry_after_ms=min(retry_ms, 5000))
