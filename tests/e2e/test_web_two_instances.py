@@ -1,0 +1,70 @@
+"""Two room instances and a real browser (docs/clients.md, "Reaching the room's owner"): the stack of
+``make run`` (``hand_run.process.LocalStack``) and a second ``python -m hand_room`` on its broker and
+store that serves browsers itself (``HAND_WEB_ENABLED=on``, its own ``HAND_WEB_ADVERTISED_URL``, the
+stack's page origin in ``HAND_WEB_CORS_ORIGINS``). ``web/e2e/two-instances.scenario.mjs``: a page
+served by the second instance hosts a room (so that instance owns it); a page served by the stack
+joins it by code and plays to the score sheet with its Act and Watch sent cross-origin to the owner;
+after a reload its first Watch is refused ROOM_MOVED at home and followed, marked."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hand_run.process import LocalStack
+
+from .test_web_browser import CHROMIUM, ROOT, WEB, _ensure_built
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _second_instance(stack: LocalStack, log: Path) -> tuple[subprocess.Popen, str]:
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = {**stack.env, "KAFKA_BOOTSTRAP_SERVERS": stack.targets["broker"], "HAND_ROOM_PORT": "0",
+           "HAND_WEB_ENABLED": "on", "HAND_WEB_HOST": "127.0.0.1", "HAND_WEB_PORT": str(port),
+           "HAND_WEB_ADVERTISED_URL": url, "HAND_WEB_CORS_ORIGINS": stack.url.rstrip("/"),
+           "HAND_LOG_LEVEL": "info"}
+    with log.open("w") as out:
+        proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT, stdout=out,
+                                stderr=subprocess.STDOUT)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, log.read_text()[-4000:]
+        for line in log.read_text().splitlines():
+            record = json.loads(line) if line.startswith("{") else {}
+            if record.get("event") == "listening" and "services" in record:  # hand_web's line
+                return proc, url
+        time.sleep(0.1)
+    raise AssertionError("the second room instance did not serve browsers in 60 s:\n" + log.read_text()[-4000:])
+
+
+def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
+    assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
+    _ensure_built()
+    with LocalStack(tmp_path) as stack:
+        second, url_b = _second_instance(stack, tmp_path / "room-b.out")
+        try:
+            env = {**os.environ, "HAND_WEB_URL": stack.url, "HAND_WEB_URL_B": f"{url_b}/", "CHROMIUM": CHROMIUM}
+            result = subprocess.run(["node", "--test", "e2e/two-instances.scenario.mjs"], cwd=WEB, env=env,
+                                    capture_output=True, text=True, timeout=300)
+        finally:
+            second.send_signal(signal.SIGINT)
+            try:
+                second.wait(timeout=20)
+            except subprocess.TimeoutExpired:
+                second.kill()
+                second.wait()
+    assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:]
+                                    + "\n--- room B ---\n" + (tmp_path / "room-b.out").read_text()[-3000:])
+    assert "# fail 0" in result.stdout and "# pass 1" in result.stdout, result.stdout[-3000:]
