@@ -8,16 +8,12 @@ after a reload its first Watch is refused ROOM_MOVED at home and followed, marke
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 
-from hand_run.process import LocalStack
+from hand_run.process import LocalStack, RoomInstance
 
 from .test_web_browser import CHROMIUM, ROOT, WEB, _ensure_built
 
@@ -28,25 +24,16 @@ def _free_port() -> int:
         return s.getsockname()[1]
 
 
-def _second_instance(stack: LocalStack, log: Path) -> tuple[subprocess.Popen, str]:
+def _second_instance(stack: LocalStack, log: Path) -> tuple[RoomInstance, str]:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     env = {**stack.env, "KAFKA_BOOTSTRAP_SERVERS": stack.targets["broker"], "HAND_ROOM_PORT": "0",
            "HAND_WEB_ENABLED": "on", "HAND_WEB_HOST": "127.0.0.1", "HAND_WEB_PORT": str(port),
            "HAND_WEB_ADVERTISED_URL": url, "HAND_WEB_CORS_ORIGINS": stack.url.rstrip("/"),
            "HAND_LOG_LEVEL": "info"}
-    with log.open("w") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT, stdout=out,
-                                stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, log.read_text()[-4000:]
-        for line in log.read_text().splitlines():
-            record = json.loads(line) if line.startswith("{") else {}
-            if record.get("event") == "listening" and "services" in record:  # hand_web's line
-                return proc, url
-        time.sleep(0.1)
-    raise AssertionError("the second room instance did not serve browsers in 60 s:\n" + log.read_text()[-4000:])
+    room = RoomInstance(env, log)
+    room.start()
+    return room, url
 
 
 def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
@@ -59,12 +46,7 @@ def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
             result = subprocess.run(["node", "--test", "e2e/two-instances.scenario.mjs"], cwd=WEB, env=env,
                                     capture_output=True, text=True, timeout=300)
         finally:
-            second.send_signal(signal.SIGINT)
-            try:
-                second.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                second.kill()
-                second.wait()
+            second.stop()
     assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:]
                                     + "\n--- room B ---\n" + (tmp_path / "room-b.out").read_text()[-3000:])
     assert "# fail 0" in result.stdout and "# pass 1" in result.stdout, result.stdout[-3000:]

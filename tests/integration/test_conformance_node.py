@@ -11,13 +11,14 @@ from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from hand_run.process import RoomInstance, interrupt
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"broker": "KAFKA_BOOTSTRAP_SERVERS", "rules": "HAND_RULES_ADDR", "room": "HAND_ROOM_ADDR",
@@ -47,33 +48,6 @@ def _addresses(proc: subprocess.Popen, out: Path, timeout: float) -> dict[str, s
     raise AssertionError(f"hand_run did not start in {timeout} s:\n{out.read_text()}")
 
 
-def _second_room(env: dict[str, str], addresses: dict[str, str], out: Path) -> tuple[subprocess.Popen, str]:
-    """A second room instance beside hand_run's: its broker, store, dev key and consumer group."""
-    env = {**env, "KAFKA_BOOTSTRAP_SERVERS": addresses["KAFKA_BOOTSTRAP_SERVERS"], "HAND_ROOM_PORT": "0"}
-    with out.open("w") as stdout:
-        proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT,
-                                stdout=stdout, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        assert proc.poll() is None, f"hand_room exited:\n{out.read_text()}"
-        for line in out.read_text().splitlines():
-            _, sep, rest = line.partition("room service listening on ")
-            if sep:
-                return proc, rest.strip()
-        time.sleep(0.1)
-    raise AssertionError(f"hand_room did not start in 60 s:\n{out.read_text()}")
-
-
-def _stop(proc: subprocess.Popen | None) -> None:
-    if proc is not None and proc.poll() is None:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-
-
 @pytest.mark.slow
 def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Path) -> None:
     _node_ready()
@@ -92,7 +66,9 @@ def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Pat
     try:
         addresses = _addresses(proc, out, timeout=60)
         assert REQUIRED <= set(addresses), out.read_text()
-        second, room_b = _second_room(env, addresses, tmp_path / "room-b.out")
+        second = RoomInstance({**env, "KAFKA_BOOTSTRAP_SERVERS": addresses["KAFKA_BOOTSTRAP_SERVERS"],
+                               "HAND_ROOM_PORT": "0"}, tmp_path / "room-b.out")
+        room_b = second.start()  # a second room instance: the same broker, store and group
         node_env = {**os.environ, **addresses, "HAND_ROOM_ADDR_B": room_b, "HAND_CONFORMANCE_REQUIRED": "1"}
         done = subprocess.run(["node", "--test", "--test-reporter=spec", "clients/conformance"], cwd=ROOT,
                               env=node_env, capture_output=True, text=True, timeout=240)
@@ -102,5 +78,6 @@ def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Pat
         assert "# fail 0" in done.stdout or "fail 0" in done.stdout, done.stdout
         assert "# skipped 0" in done.stdout or "skipped 0" in done.stdout, done.stdout
     finally:
-        _stop(second)
-        _stop(proc)
+        if second is not None:
+            second.stop()
+        interrupt(proc)
