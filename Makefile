@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint imports test test-fast soak soak-bots soak-broker fuzz run bench clean web chromium test-web
+.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz run bench clean web chromium test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -62,8 +62,11 @@ imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contrac
 test: $(GEN_STAMP) lint imports web chromium ## the whole test suite (CI runs this)
 	$(PY) -m pytest -q -n 2 tests
 
-test-fast: $(GEN_STAMP) ## unit + property tests only
-	$(PY) -m pytest -q tests/unit tests/property
+test-fast: $(GEN_STAMP) ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
+	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
+
+research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; make test runs them too)
+	$(PY) -m pytest -q -n 2 tests/research
 
 soak: $(GEN_STAMP) ## thousands of random legal rounds per preset (HAND_PROPERTY_ROUNDS, default 250)
 	HAND_PROPERTY_ROUNDS=$${HAND_PROPERTY_ROUNDS:-250} $(PY) -m pytest -q -n 2 -p no:cacheprovider tests/property/test_random_games.py

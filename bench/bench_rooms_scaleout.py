@@ -1,164 +1,232 @@
-"""Room service scale-out: 1, 2 and 3 instances at the same total load.
+"""Room service scale-out: N room instances at the same load and at 2× one instance's capacity.
 
-The stack of bench_rooms.py (Tansu, room services as processes, one SQLite
-event store shared by the instances, the engine in-process) with N room
-instances in one consumer group. Each room's two seats are clients of
-different instances (seat a of instance 2i mod N, seat b of 2i+1 mod N), so
-with N > 1 half the Acts reach an instance that does not own the room (the
-command crosses Kafka) and half the streams follow a room owned elsewhere
-(its events arrive through hand.room-events). Per N: achieved actions/s,
-act→seen p50/p99, total room CPU per action, each instance's CPU, and how
-many of the hand.room-events messages an instance read it then skipped
-without decoding (rooms it neither streams nor holds).
+Services as processes (bench/roomload/fleet.py): Tansu, N × ``python -m hand_room``
+in one consumer group over 32 partitions, one shared store (SQLite, or ``--store
+postgres``: a throwaway server). The load runs in K client processes
+(bench/roomload/loadproc.py, asyncio), apart from the services: 2-seat rooms, one
+action per room every ``--pace`` s on average (draw then discard on a seat's turn);
+each seat's calls and Watch start on one instance picked at random (as behind an L4
+balancer) and follow ``RoomInfo.owner`` / ``ROOM_MOVED`` like a real client;
+``OVERLOADED`` is retried after ``retry_after_ms`` with the same action id. act→seen:
+from the start of the accepted Act to the move's last seq on the *other* seat's stream.
+Per level: act/s, act→seen p50/p99, room CPU per action (total and per instance),
+share of ``hand.room-events`` read then skipped, broker CPU, refusals by code.
 
-    .venv/bin/python bench/bench_rooms_scaleout.py [--rooms 500] [--instances 1 2 3]
-        [--window 20] [--warmup 5] [--json PATH]
+    .venv/bin/python bench/bench_rooms_scaleout.py [--instances 1 2 3] [--levels 300]
+        [--clients 2] [--capacity-x2 [--capacity ACT_S]] [--store sqlite|postgres]
+        [--window 10] [--warmup 5] [--json PATH] [--md PATH] [--quick]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import os
-import random
 import sys
-import tempfile
 import time
-import uuid
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-import grpc  # noqa: E402
-
-from roomload.clients import BenchRoom, Tally, create_room  # noqa: E402
+from roomload.fleet import PARTITIONS, Fleet  # noqa: E402
 from roomload.measure import cpu_s, progress  # noqa: E402
-from roomload.processes import Service, Tansu  # noqa: E402
-from roomload.stack import PARTITIONS  # noqa: E402
-from hand.v1 import room_service_pb2_grpc as pb_grpc  # noqa: E402
-from hand_infra.settings import KafkaSettings  # noqa: E402
-from hand_infra.topics import ensure_topics  # noqa: E402
+from roomload.scaleout_report import aggregate, markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    values = sorted(values)
-    return values[min(len(values) - 1, int(q * len(values)))]
+class Clients:
+    """K load processes (``python -m roomload.loadproc``), each with its share of the rooms."""
+
+    def __init__(self, k: int, rooms: int, seeds: list[str], a: argparse.Namespace, workdir: Path) -> None:
+        self.cfgs = [{"seeds": seeds, "rooms": list(range(i, rooms, k)), "pace": a.pace, "warmup": a.warmup,
+                      "window": a.window, "timeout": a.act_timeout, "seed": i, "out": str(workdir / f"client{i}.json"),
+                      "create_concurrency": a.create_concurrency, "use_owner": not a.ignore_owner}
+                     for i in range(k)]
+        self.workdir = workdir
+        self.procs: list[asyncio.subprocess.Process] = []
+
+    async def start(self) -> list[int]:
+        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "bench"), str(ROOT / "services"),
+                                                            str(ROOT / "gen")])}
+        for i, cfg in enumerate(self.cfgs):
+            path = self.workdir / f"client{i}.cfg.json"
+            path.write_text(json.dumps(cfg))
+            with open(self.workdir / f"client{i}.log", "wb") as err:  # the child keeps its own copy
+                self.procs.append(await asyncio.create_subprocess_exec(
+                    sys.executable, "-m", "roomload.loadproc", str(path), env=env, stdin=asyncio.subprocess.PIPE,
+                    stdout=asyncio.subprocess.PIPE, stderr=err))
+        ready = []
+        for p in self.procs:
+            line = (await asyncio.wait_for(p.stdout.readline(), 600)).decode()
+            if not line.startswith("ready"):
+                raise RuntimeError(f"client process failed: {line!r}; see {self.workdir}/client*.log")
+            ready.append(int(line.split()[1]))
+        return ready
+
+    def go(self, epoch: float) -> None:
+        for p in self.procs:
+            p.stdin.write(f"go {epoch}\n".encode())
+
+    async def results(self, timeout: float) -> list[dict]:
+        out = []
+        for p, cfg in zip(self.procs, self.cfgs):
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(p.stdout.readline(), timeout)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(p.wait(), 10)
+            if p.returncode is None:
+                p.kill()
+                await p.wait()
+            path = Path(cfg["out"])
+            out.append(json.loads(path.read_text()) if path.exists() else {"failed": True})
+        return out
+
+    def kill(self) -> None:
+        for p in self.procs:
+            if p.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    p.kill()
 
 
-async def run(instances: int, rooms: int, warmup: float, window: float, pace: float) -> dict:
-    tmp = Path(tempfile.mkdtemp(prefix="bench-scaleout-"))
-    broker = Tansu()
-    await broker.start()
-    kafka = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=PARTITIONS)
-    await ensure_topics(kafka)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
-           "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": "info", "HAND_SHUTDOWN_GRACE_S": "1",
-           "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0", "HAND_RATE_PLAYER_PER_S": "0",
-           "HAND_STREAMS_PER_PLAYER": "0", "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key"),
-           "KAFKA_BOOTSTRAP_SERVERS": broker.bootstrap_servers, "HAND_KAFKA_PARTITIONS": str(PARTITIONS),
-           "HAND_EVENTSTORE_URL": f"sqlite:///{tmp / 'events.db'}", "HAND_ROOM_GROUP": f"so-{uuid.uuid4().hex[:8]}",
-           "HAND_ROOM_HOST": "127.0.0.1", "HAND_ROOM_PORT": "0"}
-    services = []
-    for i in range(instances):
-        services.append(Service(f"room{i}", [sys.executable, "-m", "hand_room"], env, tmp,
-                                   r"room service listening on (\S+)"))
-        await services[-1].ready()
-    await asyncio.sleep(8)  # the group settles: every instance holds its partitions
-    channels = [grpc.aio.insecure_channel(s.target) for s in services]
-    stubs = [pb_grpc.RoomServiceStub(c) for c in channels]
-    sem = asyncio.Semaphore(16)
-
-    async def make(i: int) -> BenchRoom:
-        async with sem:
-            return await create_room(stubs, i)
-
-    bench_rooms = await asyncio.gather(*(make(i) for i in range(rooms)))
-    for r in bench_rooms:  # each seat watches through its own instance
-        await r.watch()
-    tally = Tally()
-    stop_at = time.perf_counter() + warmup + window
-    measure_from = time.perf_counter() + warmup
-
-    async def human(room: BenchRoom) -> None:
-        rng = random.Random(room.room_id)
-        await asyncio.sleep(rng.uniform(0, pace))
-        while time.perf_counter() < stop_at:
-            if not await room.step(tally):
-                return
-            await asyncio.sleep(rng.uniform(0.5 * pace, 1.5 * pace))
-
-    cpu0 = {s.name: cpu_s(s.pid) for s in services}
-    t_cpu = None
-    runners = [asyncio.create_task(human(r)) for r in bench_rooms]
-    await asyncio.sleep(max(0.0, measure_from - time.perf_counter()))
-    cpu0 = {s.name: cpu_s(s.pid) for s in services}
-    t_cpu = time.perf_counter()
-    await asyncio.gather(*runners)
-    cpu1 = {s.name: cpu_s(s.pid) for s in services}
-    span = time.perf_counter() - t_cpu
-    samples = [s for s in tally.samples if s.t0 >= measure_from]
-    for r in bench_rooms:
-        for seat in r.seats:
-            await seat.close()
-    for c in channels:
-        await c.close()
-    for s in services:
-        await s.stop()
-    stats = []
-    for s in services:
-        for line in (s.out_path.read_text(errors="replace") + s.err_path.read_text(errors="replace")).splitlines():
-            if '"bus_stats"' in line:
-                with_stats = json.loads(line)
-                stats.append({"instance": s.name, "received": with_stats["events_received"],
-                              "decoded": with_stats["events_decoded"]})
-    await broker.stop()
-    actions = len(samples)
-    room_cpu = {name: (cpu1[name] - cpu0[name]) / span for name in cpu1}
-    return {"instances": instances, "rooms": rooms, "actions_per_s": actions / span,
-            "seen_p50_ms": percentile([s.seen for s in samples], 0.5) * 1000,
-            "seen_p99_ms": percentile([s.seen for s in samples], 0.99) * 1000,
-            "errors": len(tally.errors), "room_cpu": room_cpu,
-            "room_cpu_ms_per_action": sum(cpu1[n] - cpu0[n] for n in cpu1) * 1000 / max(1, actions),
-            "bus": stats}
+def _cpu(pids: dict[str, int]) -> dict[str, float]:
+    out = {}
+    for name, pid in pids.items():
+        with contextlib.suppress(OSError):
+            out[name] = cpu_s(pid)
+    return out
 
 
-def markdown(results: list[dict]) -> str:
-    lines = ["| instances | rooms | act/s | act→seen p50 ms | p99 ms | room CPU ms/action (all instances) | "
-             "CPU per instance | events read then skipped, per instance | errors |",
-             "|---:|---:|---:|---:|---:|---:|---|---|---:|"]
-    for r in results:
-        cpu = ", ".join(f"{v:.2f}" for v in r["room_cpu"].values())
-        skipped = ", ".join(f"{(b['received'] - b['decoded']) / max(1, b['received']):.0%} of {b['received']}"
-                            for b in r["bus"]) or "–"
-        lines.append(f"| {r['instances']} | {r['rooms']} | {r['actions_per_s']:.0f} | {r['seen_p50_ms']:.1f} | "
-                     f"{r['seen_p99_ms']:.1f} | {r['room_cpu_ms_per_action']:.2f} | {cpu} | {skipped} | "
-                     f"{r['errors']} |")
-    return "\n".join(lines)
+async def run_level(n: int, rooms: int, a: argparse.Namespace, phase: str) -> dict:
+    """One level: a fresh fleet of ``n`` instances, ``rooms`` rooms, warm-up, one window."""
+    fleet = Fleet(n, a.store)
+    clients = None
+    t_start = time.perf_counter()
+    try:
+        await fleet.start(a.settle)
+        progress(f"  {n} instance(s) up in {time.perf_counter() - t_start:.1f} s (settle {a.settle} s)")
+        clients = Clients(a.clients, rooms, fleet.targets, a, fleet.dir)
+        ready = await clients.start()
+        setup_s = time.perf_counter() - t_start
+        progress(f"  {sum(ready)} rooms ready, both seats watching, at {setup_s:.1f} s")
+        pids = {**fleet.pids(), **{f"client{i}": p.pid for i, p in enumerate(clients.procs)}}
+        go = time.time() + 0.5
+        clients.go(go)
+        await asyncio.sleep(max(0.0, go + a.warmup - time.time()))
+        cpu0, m0 = _cpu(pids), fleet.scrape()
+        await asyncio.sleep(max(0.0, go + a.warmup + a.window - time.time()))
+        cpu1, m1 = _cpu(pids), fleet.scrape()
+        results = await clients.results(a.act_timeout + 30)
+    finally:
+        if clients is not None:
+            clients.kill()
+        t_stop = time.perf_counter()
+        await fleet.stop()
+        progress(f"  stopped in {time.perf_counter() - t_stop:.1f} s")
+    bus = ({k: {x: m1[k][x] - m0[k][x] for x in ("received", "decoded")} for k in m1 if k in m0}
+           or fleet.bus_stats())
+    res = aggregate(phase=phase, instances=n, rooms=rooms, pace=a.pace, window=a.window, results=results,
+                    cpu0=cpu0, cpu1=cpu1, addresses=dict(zip(fleet.targets, [s.name for s in fleet.rooms])),
+                    bus=bus, bus_source="metrics" if m1 else ("log" if bus else "n/a"))
+    res.update(rooms_ready=sum(ready), setup_s=round(setup_s, 1), warnings=fleet.log_counts(),
+               store=a.store, partitions=PARTITIONS, clients=a.clients)
+    if not a.keep:
+        fleet.cleanup()
+    return res
 
 
-async def main(argv: list[str] | None = None) -> None:
+def _save(a: argparse.Namespace, doc: dict) -> None:
+    if a.json:
+        a.json.parent.mkdir(parents=True, exist_ok=True)
+        a.json.write_text(json.dumps(doc, indent=1) + "\n")
+    if a.md:
+        a.md.parent.mkdir(parents=True, exist_ok=True)
+        a.md.write_text(markdown(doc) + "\n")
+
+
+async def bench(a: argparse.Namespace) -> dict:
+    doc: dict = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
+                 "cpus": os.cpu_count(), "runs": []}
+
+    async def level(n: int, rooms: int, phase: str) -> dict:
+        progress(f"scale-out [{phase}]: {n} instance(s), {rooms} rooms ({rooms / a.pace:.0f} act/s target)")
+        r = await run_level(n, rooms, a, phase)
+        progress(f"  {r['actions_per_s']:.0f} act/s, act→seen p50 {r['seen_p50_ms']} / p99 {r['seen_p99_ms']} ms, "
+                 f"{r['room_cpu_ms_per_action']} ms/action, refusals {r['refusals']}, errors {r['errors']}")
+        doc["runs"].append(r)
+        _save(a, doc)
+        return r
+
+    for rooms in a.levels:
+        for n in a.instances:
+            await level(n, rooms, "same load")
+    if a.capacity_x2:
+        cap = a.capacity
+        if cap is None:
+            ones = [r for r in doc["runs"] if r["instances"] == 1]
+            probe = max(a.levels) if a.levels else a.probe_rooms
+            for _ in range(a.probe_steps):
+                if ones and any(r["actions_per_s"] < 0.95 * r["rooms_ready"] / a.pace for r in ones):
+                    break  # one instance saturated: its best act/s is its capacity
+                probe = probe * 2 if ones else probe
+                ones.append(await level(1, probe, "capacity probe"))
+            cap = max(r["actions_per_s"] for r in ones)
+        doc["capacity_act_s"] = cap
+        rooms2x = max(2, round(2 * cap * a.pace))
+        for n in a.instances:
+            r = await level(n, rooms2x, "2x capacity")
+            r["accepted_share_of_capacity"] = round(r["actions_per_s"] / cap, 3) if cap else None
+            _save(a, doc)
+    return doc
+
+
+def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--rooms", type=int, default=500)
     p.add_argument("--instances", type=int, nargs="+", default=[1, 2, 3])
-    p.add_argument("--window", type=float, default=20)
-    p.add_argument("--warmup", type=float, default=5)
+    p.add_argument("--rooms", type=int, default=None, help="one level (same as --levels ROOMS)")
+    p.add_argument("--levels", type=int, nargs="*", default=None, help="room counts at the same load for every N")
+    p.add_argument("--clients", type=int, default=2, help="client processes")
+    p.add_argument("--capacity-x2", action="store_true", help="then every N at 2x one instance's capacity")
+    p.add_argument("--capacity", type=float, default=None, help="one instance's capacity, act/s (else measured)")
+    p.add_argument("--probe-rooms", type=int, default=1000)
+    p.add_argument("--probe-steps", type=int, default=2)
+    p.add_argument("--store", choices=["sqlite", "postgres"], default="sqlite")
     p.add_argument("--pace", type=float, default=2.0)
+    p.add_argument("--window", type=float, default=10.0)
+    p.add_argument("--warmup", type=float, default=5.0)
+    p.add_argument("--settle", type=float, default=8.0, help="seconds for the group to settle")
+    p.add_argument("--act-timeout", type=float, default=20.0)
+    p.add_argument("--create-concurrency", type=int, default=16)
     p.add_argument("--json", type=Path, default=ROOT / "bench" / "results" / "rooms-scaleout.json")
+    p.add_argument("--md", type=Path, default=None)
+    p.add_argument("--ignore-owner", action="store_true",
+                   help="clients ignore RoomInfo.owner: every seat reaches the owner through ROOM_MOVED")
+    p.add_argument("--keep", action="store_true", help="keep the logs' temp dirs")
+    p.add_argument("--quick", action="store_true", help="smoke test: 8 rooms, 1 and 2 instances, short windows")
     a = p.parse_args(argv)
-    results = []
-    for n in a.instances:
-        progress(f"scale-out: {n} instance(s), {a.rooms} rooms")
-        results.append(await run(n, a.rooms, a.warmup, a.window, a.pace))
-        progress(f"  {results[-1]['actions_per_s']:.0f} act/s, p99 {results[-1]['seen_p99_ms']:.0f} ms")
-    a.json.parent.mkdir(parents=True, exist_ok=True)
-    a.json.write_text(json.dumps(results, indent=2))
-    print(markdown(results))
+    if a.quick:
+        a.levels = a.levels or [a.rooms or 8]
+        a.instances = a.instances if "--instances" in (sys.argv if argv is None else argv) else [1, 2]
+        a.window, a.warmup, a.settle, a.probe_steps = 3.0, 1.0, 4.0, 1
+        a.probe_rooms = min(a.probe_rooms, 16)
+    elif a.levels is None:
+        a.levels = [a.rooms or 300]
+    return a
+
+
+def main(argv: list[str] | None = None) -> None:
+    from hand_common.config import LogConfig
+    from hand_common.logging import configure_logging
+    import signal
+
+    configure_logging(LogConfig(format="console", level="warning"), stream=sys.stderr)
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    a = parse(argv)
+    doc = asyncio.run(bench(a))
+    print(markdown(doc))
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    main()

@@ -1,4 +1,4 @@
-"""Duplicate matches of two bot levels (used by bench_bots.py).
+"""Duplicate matches of two bot levels (used by bench_bots.py and research/botlab).
 
 A *deal* is one seed: the same cards, dealer and stock rebuilds. Each deal is
 played twice at a four-seat table, level A in seats 0 and 2 and B in 1 and 3,
@@ -37,15 +37,18 @@ def side_scores(result, a_seats: tuple[int, ...]) -> tuple[float, float]:
     return float(a), float(b)
 
 
-def one_deal(args: tuple[str, str, str, int, Budget | None]) -> dict[str, Any]:
-    """Both rounds of a deal: ``a`` seats 0/2 then 1/3 (``budget`` for ``a``'s search)."""
+def one_deal(args: tuple[str, str, str, int, Budget | None], play=play_round) -> dict[str, Any]:
+    """Both rounds of a deal: ``a`` seats 0/2 then 1/3 (``budget`` for ``a``'s search).
+
+    ``play``: ``arena.play_round``, or the research's arena with its seams set
+    (``research/botlab``)."""
     mode, a, b, seed, budget = args
     options = resolve(mode)
     out: dict[str, Any] = {"won": [], "out": [], "diff": [], "fewer_closed": [], "decisions": [], "turns": []}
     for a_seats in ((0, 2), (1, 3)):
         levels = [a if s in a_seats else b for s in range(4)]
         budgets = {s: budget for s in a_seats} if budget is not None else None
-        r = play_round(options, levels, seed, timed=True, budgets=budgets)
+        r = play(options, levels, seed, timed=True, budgets=budgets)
         sa, sb = side_scores(r.result, a_seats)
         out["won"].append(1.0 if sa < sb else 0.5 if sa == sb else 0.0)
         w = r.result.winner

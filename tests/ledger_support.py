@@ -20,7 +20,7 @@ OPEN_KEEP_35 = Plan("9S 9H 9D 8S 8H 8D 7S 7H 7D 5C 5D 5H 10C 10D",
 
 #: name -> (play_match arguments, expected tie-break outcome, expected winners)
 SCENARIOS: dict[str, tuple[dict, str, tuple[int, ...]]] = {
-    # A: out, B: Hand, A: out -> 140 each; A has 2 outs, B 1 (RULES.md §10 most_outs)
+    # A: out, B: Hand, A: out -> 140 each; A has 2 outs, B 1 (docs/rules.md §10 most_outs)
     "most_outs": (dict(preset="hand", seats=2, rounds=3, max_turns=10,
                        plans={1: {0: OPEN_THEN_OUT}, 2: {1: HAND}, 3: {0: OPEN_THEN_OUT}}),
                   "most_outs", (0,)),

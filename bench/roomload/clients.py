@@ -183,16 +183,39 @@ class BenchRoom:
         return False
 
 
+async def retry_overloaded(call, attempts: int = 20):
+    """``await call()``, again after ``retry_after_ms`` while the server says OVERLOADED (as a
+    client does: the same request)."""
+    for _ in range(attempts - 1):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
+                raise
+            retry_ms = next((int(v) for k, v in _params(exc) if k == "retry_after_ms"), 200)
+            await asyncio.sleep(retry_ms / 1000)
+    return await call()
+
+
+def _params(exc: grpc.aio.AioRpcError) -> list[tuple[str, str]]:
+    from grpc_status import rpc_status
+
+    from hand_common.status import from_status
+
+    detail = from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
+    return list(detail.params.items()) if detail is not None else []
+
+
 async def create_room(stubs: list[pb_grpc.RoomServiceStub], i: int) -> BenchRoom:
     a, b = stubs[(2 * i) % len(stubs)], stubs[(2 * i + 1) % len(stubs)]
-    created = await a.CreateRoom(pb.CreateRoomRequest(
+    created = await retry_overloaded(lambda: a.CreateRoom(pb.CreateRoomRequest(
         rules=options_pb2.RuleSelection(preset="hand"), rounds=9, seat_count=2, turn_seconds=600,
-        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60)
+        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60))
     room_id = created.room.room_id
-    joined = await b.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code, player_name="b",
-                                                 player_id=f"b{i}"), timeout=60)
-    started = await a.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=created.seat_token, seed=i),
-                                 timeout=60)
+    joined = await retry_overloaded(lambda: b.JoinRoom(pb.JoinRoomRequest(
+        join_code=created.room.join_code, player_name="b", player_id=f"b{i}"), timeout=60))
+    started = await retry_overloaded(lambda: a.StartMatch(pb.StartMatchRequest(
+        room_id=room_id, seat_token=created.seat_token, seed=i), timeout=60))
     seats = [Seat(a, room_id, created.seat_token, created.seat), Seat(b, room_id, joined.seat_token, joined.seat)]
     seats.sort(key=lambda s: s.seat)
     return BenchRoom(room_id, seats, started.room.next_seq, a)

@@ -67,6 +67,7 @@ class Stack:
                # every simulated player comes from this one address: per-peer limits off
                "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0",
                "HAND_RATE_PLAYER_PER_S": "0", "HAND_STREAMS_PER_PLAYER": "0",
+               "HAND_ROOM_CREATE_PER_PEER_PER_MIN": "0", "HAND_ROOM_CREATE_PER_PLAYER_PER_MIN": "0",
                "HAND_AUTH_DEV_KEY_FILE": str(self.dir / "dev.key")}
         port = _proc.free_port()  # (its "listening" log line is at info: gone at --log-level warning)
         self.rules = Service("rules", [sys.executable, "-m", "hand_rules"],

@@ -15,6 +15,7 @@ from hand_common.refusal import Refusal, refusal_status
 from hand_common.rpc import Refused, plain_status, rpc
 from hand_infra.sqlstore import store_refusal
 
+from .metrics import REFRESHES, REFUSALS, SIGN_INS
 from .store import AuthStore, PlayerRecord
 from .tokens import Signer
 
@@ -49,7 +50,9 @@ def _refuse(exc: BaseException, lang: str) -> Refused | None:
     exc = store_refusal(exc) or exc
     if not isinstance(exc, Refusal):
         log.exception("rpc_failed")
+        REFUSALS.labels("INTERNAL").inc()
         return Refused("INTERNAL", plain_status(grpc.StatusCode.INTERNAL, "internal error"))
+    REFUSALS.labels(exc.code).inc()
     return Refused(exc.code, refusal_status(exc, lang))
 
 
@@ -74,6 +77,7 @@ class AuthService(pb_grpc.AuthServiceServicer):
             raise Refusal("INVALID_ARGUMENT", "device_id: 16-128 of [A-Za-z0-9._~-]",
                           field="device_id", min=16, limit=128)
         record, created = await self.store.guest(request.device_id, _name(request.display_name))
+        SIGN_INS.labels("new" if created else "returning").inc()
         return pb.SignInGuestResponse(player=_player(record), session=await self._session(
             record.player_id), created=created)
 
@@ -83,6 +87,7 @@ class AuthService(pb_grpc.AuthServiceServicer):
         if not request.refresh_token or len(request.refresh_token) > 128:
             raise Refusal("UNAUTHENTICATED", "refresh token not valid", field="refresh_token")
         player_id, family = await self.store.spend_refresh(request.refresh_token)
+        REFRESHES.inc()
         return pb.RefreshSessionResponse(session=await self._session(player_id, family))
 
     @_rpc

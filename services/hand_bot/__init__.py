@@ -7,7 +7,7 @@ Public surface::
     actions = choose_moves(perspective, "expert", seed, history=redacted_events)
 
 ``LEVELS``: random, beginner, middle, strong, expert; ``ALL_LEVELS`` adds ``auto``,
-the safe automatic turn of RULES.md §11 (``auto_turn(state)`` plays it to the
+the safe automatic turn of docs/rules.md §11 (``auto_turn(state)`` plays it to the
 turn's end, as the room service does for an expired turn). The Kafka
 consumer is ``hand_bot.service.BotService``; ``python -m hand_bot`` runs it.
 See docs/bots.md.

@@ -16,6 +16,8 @@ import structlog
 
 from hand_common.config import BotConfig, load_or_exit
 from hand_common.logging import configure_logging
+from hand_common.metrics import serve_metrics
+from hand_common.tracing import configure_tracing
 from hand_infra.settings import kafka_settings
 from hand_infra.topics import ensure_topics
 
@@ -35,14 +37,17 @@ async def serve(config: BotConfig) -> None:
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    configure_tracing("hand_bot")
     try:
+        metrics = serve_metrics("HAND_BOT_METRICS_PORT")
         await health.start()
     except OSError as error:
         log.error("cannot start", error=str(error))
         raise SystemExit(1) from None
     await ensure_topics(kafka)  # idempotent; whichever service starts first creates them
     await service.start()
-    print(f"bot service in group {config.group_id}; health on {health.target}", flush=True)
+    print(f"bot service in group {config.group_id}; health on {health.target}"
+          + (f"; metrics on {metrics.url}" if metrics is not None else ""), flush=True)
     try:
         while not stop.is_set():
             await health.set_serving(service.healthy())
@@ -52,6 +57,8 @@ async def serve(config: BotConfig) -> None:
         await health.set_serving(False)
         await service.stop()
         await health.stop(config.server.shutdown_grace_s)
+        if metrics is not None:
+            metrics.stop()
 
 
 def main() -> None:

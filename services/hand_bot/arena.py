@@ -12,8 +12,9 @@ by the tests (legality over many rounds) and the strength benchmark.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from hand_engine import Options, RoundResult, RoundState, apply, perspective, redact, start_round
 
@@ -45,11 +46,15 @@ def request_seed(seed: int, k: int) -> int:
 
 def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: int | None = None,
                round_no: int = 1, timed: bool = False, deck: Sequence[int] | None = None,
-               budgets: dict | None = None) -> RoundOutcome:
+               budgets: dict | None = None,
+               view_of: Callable[[RoundState, int], dict[str, Any]] = perspective,
+               choose: Callable[..., list] = choose_moves) -> RoundOutcome:
     """Play one round with ``levels[seat]`` bots; every action must be legal.
 
     ``deck``: an explicit deal (duplicate play); ``budgets``: seat -> search
-    budget for searching levels (default: the level's)."""
+    budget for searching levels (default: the level's). The seam for research
+    (``research/botlab``): ``view_of(state, seat)`` makes the request's
+    perspective, ``choose`` answers it (``policy.choose_moves``' signature)."""
     state, events = start_round(options, len(levels), seed=seed, dealer=dealer, round_no=round_no, deck=deck)
     log = list(events)
     requests = actions = 0
@@ -58,11 +63,11 @@ def play_round(options: Options, levels: Sequence[str], seed: int, *, dealer: in
         if requests >= MAX_REQUESTS:
             raise StuckRound(f"seed {seed}: no end after {requests} requests")
         seat = state.turn.seat
-        view = perspective(state, seat)
+        view = view_of(state, seat)
         cpu, wall = (time.thread_time(), time.perf_counter()) if timed else (0.0, 0.0)
         history = [redact(e, seat) for e in log]
         budget = (budgets or {}).get(seat)
-        plan = choose_moves(view, levels[seat], request_seed(seed, requests), history, budget=budget)
+        plan = choose(view, levels[seat], request_seed(seed, requests), history, budget=budget)
         if timed:
             timings.append((levels[seat], state.turn_no, time.thread_time() - cpu, time.perf_counter() - wall))
         requests += 1

@@ -22,6 +22,7 @@ order, is the stock. Every sample is consistent with the public counts.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 
 from hand_engine import RoundState
@@ -120,3 +121,8 @@ class Belief:
         deck = (tuple(c for s in seats for c in s.hand) + state.pile
                 + tuple(c for m in state.melds for c in m.cards) + stock)
         return replace(state, seats=seats, stock=stock, deck=deck)
+
+
+#: a belief from a simulated position, the seat and the round's history (``Belief.of``;
+#: the planner's and the search's seam for research)
+BeliefOf = Callable[[RoundState, int, "History | None"], Belief]

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 from hand_engine import Action, Discard, DrawStock, ReturnTake, RuleViolation, TakeDiscard, apply
 from hand_engine import RoundState
 
-from .belief import Belief
+from .belief import Belief, BeliefOf
 from .history import History
 from .planner import Planner
 from .rollout import rollout
@@ -132,15 +132,17 @@ def candidates(state: RoundState, history: History | None = None, draws: int | N
 
 
 def search(state: RoundState, seed: int, history: History | None = None,
-           budget: Budget = DEFAULT_BUDGET) -> SearchResult:
-    """The expert's plan for the mover of ``state`` (the bot's simulated position)."""
+           budget: Budget = DEFAULT_BUDGET, *, belief: BeliefOf = Belief.of) -> SearchResult:
+    """The expert's plan for the mover of ``state`` (the bot's simulated position).
+
+    ``belief``: what the samples are dealt from (``Belief.of``; research passes its own)."""
     me = state.turn.seat
     started = time.thread_time()
     deadline = None if budget.cpu_ms is None else started + POTENTIAL_SHARE * budget.cpu_ms / 1000
     cands = candidates(state, history, budget.draws, deadline)
     if len(cands) == 1:
         return SearchResult(cands[0], 1, 0, [0.0])
-    belief = Belief.of(state, me, history)
+    belief = belief(state, me, history)
     rng = random.Random(seed)
     k = len(cands)
     sums, squares = [0.0] * k, [0.0] * k

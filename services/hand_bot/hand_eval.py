@@ -15,7 +15,7 @@ from hand_engine import hand_total, hand_value, is_joker
 from hand_engine import Candidate, candidates, max_value
 from hand_engine import RoundState
 
-from .knowledge import Knowledge, feeds, pair_completions, pair_outs
+from .knowledge import Feeds, Knowledge, feeds, pair_completions, pair_outs
 
 Weight = Callable[[Candidate], int]
 
@@ -97,9 +97,11 @@ class DiscardWeights:
     open_shed: float = 1.0  # the same once open
 
 
-def discard_scores(state: RoundState, know: Knowledge, w: DiscardWeights) -> list[tuple[float, int, float]]:
+def discard_scores(state: RoundState, know: Knowledge, w: DiscardWeights,
+                   feeds: Feeds = feeds) -> list[tuple[float, int, float]]:
     """(cost of discarding, card, the part of it for feeding the next seat) for each
-    card of the mover's hand, cheapest first."""
+    card of the mover's hand, cheapest first; ``feeds``: the chance that the next
+    seat takes a card (``knowledge.feeds``; research passes its own)."""
     me = state.turn.seat
     hand = state.seats[me].hand
     o = state.options

@@ -1,6 +1,6 @@
 """Strong bot: keep the melds in hand while a one-turn Hand finish is in reach.
 
-A Hand (going out in one turn having laid nothing before, RULES.md §7)
+A Hand (going out in one turn having laid nothing before, docs/rules.md §7)
 multiplies every score of the round by ``hand_multiplier``. A seat that
 could open now may instead wait when, after this turn's discard, enough
 unseen cards would let it meld everything but one card next turn. It waits

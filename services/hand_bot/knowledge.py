@@ -12,7 +12,7 @@ each) and 104 for jokers (two copies).
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 
 from hand_engine import RuleViolation
@@ -129,6 +129,10 @@ def _visible(state: RoundState, me: int) -> Iterator[int]:
     yield from state.pile
     for m in state.melds:
         yield from m.cards
+
+
+#: (card, seat, the mover's knowledge, its position) -> the chance that ``seat`` takes the card
+Feeds = Callable[[int, int, "Knowledge", RoundState], float]
 
 
 def feeds(card: int, seat: int, know: Knowledge, state: RoundState) -> float:

@@ -65,7 +65,7 @@ def _cand(every: tuple[int, ...], mask: int, value: int) -> Candidate:
 
 def melds_with(x: int, hand: tuple[int, ...], options) -> list[Candidate]:
     """New melds holding natural or joker ``x`` and cards of ``hand`` (masks over
-    ``hand + (x,)``, x last), built directly: values follow RULES.md §4, an end
+    ``hand + (x,)``, x last), built directly: values follow docs/rules.md §4, an end
     joker counted at either end (an estimate; the engine referees real melds)."""
     if is_joker(x):
         return _joker_melds(x, hand, options)

@@ -23,6 +23,7 @@ planner is given the round's history).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
 
 from hand_engine import (
@@ -35,14 +36,14 @@ from hand_engine import going_out_allowed, has_obligation, pending, threshold
 from hand_engine import Candidate, find
 from hand_engine import RoundState
 
-from .belief import Belief
+from .belief import Belief, BeliefOf
 from .hand_eval import (
     DiscardWeights, Partition, by_cover, by_value, discard_scores, left_after, meld_total,
     shed_weight, used_mask,
 )
 from .hand_finish import should_hold
 from .history import History
-from .knowledge import Knowledge, fits_table, pair_outs, related
+from .knowledge import Feeds, Knowledge, feeds, fits_table, pair_outs, related
 from .lookahead import TOP_K, Lookahead, end_hazard
 from .potential import PotentialStyle, best_discard
 
@@ -82,13 +83,20 @@ def lay(combo) -> LayMelds:
 
 
 class Planner:
+    """A turn in ``level``'s style. Research's seam (defaults: the bots'): ``styles`` the table
+    of levels, ``belief`` what the potential deals from, ``feeds`` the next seat's take chance."""
+
     def __init__(self, state: RoundState, level: str, history: History | None = None,
-                 draws: int | None = None, deadline: float | None = None) -> None:
+                 draws: int | None = None, deadline: float | None = None, *,
+                 styles: Mapping[str, Style] = STYLES, belief: BeliefOf = Belief.of,
+                 feeds: Feeds = feeds) -> None:
         self.history = history
         self.draws = draws  # samples of the potential (None: the style's)
         self.deadline = deadline  # thread CPU clock past which the potential stops sampling
+        self.belief_of = belief
+        self.feeds = feeds
         self.me = state.turn.seat
-        self.style = STYLES[level]
+        self.style = styles[level]
         self.know = Knowledge.of(state, self.me)
         self.options = state.options
         self.cache: dict = {}
@@ -302,7 +310,8 @@ class Planner:
     # ------------------------------------------------------------ discard
     def _discard(self, state: RoundState) -> Action:
         t = state.turn
-        legal = [(cost, card, danger) for cost, card, danger in discard_scores(state, self.know, self.weights)
+        scores = discard_scores(state, self.know, self.weights, self.feeds)
+        legal = [(cost, card, danger) for cost, card, danger in scores
                  if card != t.taken and self._try(state, Discard(card)) is not None]
         if not legal:
             return next_auto_action(state)
@@ -310,7 +319,7 @@ class Planner:
             return Discard(legal[0][1])
         ps = self.style.potential
         if ps is not None and (ps.in_open or not state.seats[self.me].opened):
-            belief = Belief.of(state, self.me, self.history) if self.history is not None else None
+            belief = self.belief_of(state, self.me, self.history) if self.history is not None else None
             return Discard(best_discard(state, self.me, legal, ps, self.style.lookahead_mix, belief,
                                         self.draws, self.deadline, end_hazard(self.know)))
         top = legal[:TOP_K]

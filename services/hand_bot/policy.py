@@ -9,7 +9,7 @@ Levels: ``random`` (random legal moves), ``beginner`` (plain legal moves),
 ``middle`` and ``strong`` (``planner.Planner``), ``expert`` (``expert.search``:
 determinized search over the hidden cards, from a belief built on the
 round's public history when it is given), and ``auto``: the safe
-automatic turn of RULES.md §11 (``hand_engine.next_auto_action``), the one
+automatic turn of docs/rules.md §11 (``hand_engine.next_auto_action``), the one
 the room service plays for an expired turn.
 """
 
@@ -96,7 +96,7 @@ def choose_moves(perspective: dict[str, Any], level: str, seed: int,
 
 
 def auto_turn(state: RoundState) -> list[Action]:
-    """The safe automatic turn (RULES.md §11) from ``state`` to the turn's end.
+    """The safe automatic turn (docs/rules.md §11) from ``state`` to the turn's end.
 
     The same moves as level ``auto`` and as the rules service's AutoTurn: all
     of them come from ``hand_engine.next_auto_action``.

@@ -133,8 +133,15 @@ def play_turn(state: RoundState) -> RoundState:
     return state
 
 
-def rollout(state: RoundState, me: int, actions: Sequence[Action]) -> float:
-    """The value for ``me`` of playing ``actions`` on sampled position ``state``."""
+#: ``rollout``'s default horizon: the module's ``HORIZON`` as it is at the call
+MODULE_HORIZON = "module"
+
+
+def rollout(state: RoundState, me: int, actions: Sequence[Action],
+            horizon: int | None | str = MODULE_HORIZON) -> float:
+    """The value for ``me`` of playing ``actions`` on sampled position ``state``, played
+    on until ``horizon`` own turns more (``None``: to the round's end)."""
+    limit = HORIZON if horizon == MODULE_HORIZON else horizon
     for action in actions:
         if state.result is not None or state.turn.seat != me:
             break
@@ -142,7 +149,7 @@ def rollout(state: RoundState, me: int, actions: Sequence[Action]) -> float:
     if state.result is None and state.turn.seat == me:
         state = play_turn(state)
     own = 0
-    while state.result is None and (HORIZON is None or own < HORIZON):
+    while state.result is None and (limit is None or own < limit):
         own += state.turn.seat == me  # the other seats, then the bot's own next turn(s)
         state = play_turn(state)
     return leaf_value(state, me)

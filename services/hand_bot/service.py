@@ -23,11 +23,14 @@ from hand.v1 import room_bus_pb2
 from hand_engine import options_to_dict
 from hand_engine import PERSPECTIVE_FORMAT as FORMAT
 from hand_engine import view_to_json
+from hand_infra.kafka_metrics import LagProbe
+from hand_infra.kafka_trace import consume_span, headers
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
 from hand_room.domain import LEVEL_NAMES, BotTurn, Command, encode_command
 from hand_rules.convert import event_from_proto, options_from_proto, view_from_proto
 
+from .metrics import DECISION_SECONDS, DECISIONS, REQUESTS_WAITING
 from .policy import choose_moves
 
 log = structlog.get_logger("hand_bot")
@@ -81,6 +84,7 @@ class BotService:
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
         self.decided = 0
+        self._lag = LagProbe(group_id)
         self.last_poll = 0.0  # time.monotonic() of the consumer loop's latest poll
 
     async def start(self) -> None:
@@ -121,9 +125,13 @@ class BotService:
         while True:
             batch = await self._consumer.getmany(timeout_ms=200, max_records=200)
             self.last_poll = time.monotonic()
+            await self._lag(self._consumer)
+            REQUESTS_WAITING.set(sum(map(len, batch.values())))
             for msgs in batch.values():
                 for msg in msgs:
-                    await self._handle(msg.value)
+                    with consume_span("bot.decide", msg):
+                        await self._handle(msg.value)
+                    REQUESTS_WAITING.dec()
             if batch:
                 await self._consumer.commit()
 
@@ -135,12 +143,17 @@ class BotService:
             log.warning("bad_bot_request_dropped")
             return
         with structlog.contextvars.bound_contextvars(room_id=req.room_id, seat=req.seat):
+            decide_started = time.perf_counter()
             try:
                 cmd = answer(req)
             except Exception:  # the room's turn timer plays the safe automatic turn instead
                 log.exception("bot_decision_failed")
+                DECISIONS.labels(req.level, "failed").inc()
                 return
-            await self._producer.send(self.t_commands, key=req.room_id.encode(), value=encode_command(cmd))
+            DECISION_SECONDS.labels(req.level).observe(time.perf_counter() - decide_started)
+            DECISIONS.labels(req.level, "ok").inc()
+            await self._producer.send(self.t_commands, key=req.room_id.encode(), value=encode_command(cmd),
+                                      headers=headers())
             self.decided += 1
             log.info("bot_turn", level=req.level, actions=len(cmd.body.actions), round_no=req.round_no,
                      turn_no=req.turn_no, asked_seq=req.seq,

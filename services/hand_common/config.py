@@ -154,6 +154,18 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "250", "the longest a queued command may have waited before new clients' commands are "
                    "refused OVERLOADED (admission by queue time, not by timeouts)"
         ),
+        "HAND_ROOM_WAITING_TTL_S": EnvVar(
+            "1800", "seconds a room may wait for its match to start; then it is no longer listed, "
+                    "joined or started (ROOM_NOT_FOUND, reason expired) and leaves memory (0: never)"
+        ),
+        "HAND_ROOM_CREATE_PER_PLAYER_PER_MIN": EnvVar(
+            "20", "rooms one player (session, or guest id) may create a minute (token bucket, burst "
+                  "the same); past it CreateRoom is refused RATE_LIMITED (limit rooms_per_player); 0: no limit"
+        ),
+        "HAND_ROOM_CREATE_PER_PEER_PER_MIN": EnvVar(
+            "300", "rooms one peer address may create a minute (token bucket, burst the same); past it "
+                   "CreateRoom is refused RATE_LIMITED (limit rooms_per_peer); 0: no limit"
+        ),
         "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
             "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
                 "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
@@ -276,6 +288,37 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         ),
         "HAND_RATE_TRACKED_KEYS": EnvVar(
             "100000", "players and peers tracked at once; the least recently seen are dropped"
+        ),
+        # --- metrics and traces (hand_common.metrics, hand_common.tracing; docs/operations.md) ---
+        "HAND_METRICS_HOST": EnvVar(
+            "127.0.0.1", "address the Prometheus /metrics endpoint listens on (0.0.0.0 in a container)"
+        ),
+        "HAND_RULES_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_rules; 0 picks a free port; off: none"
+        ),
+        "HAND_ROOM_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_room; 0 picks a free port; off: none"
+        ),
+        "HAND_LEDGER_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_ledger; 0 picks a free port; off: none"
+        ),
+        "HAND_BOT_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_bot; 0 picks a free port; off: none"
+        ),
+        "HAND_AUTH_METRICS_PORT": EnvVar(
+            "off", "Prometheus /metrics port of python -m hand_auth; 0 picks a free port; off: none"
+        ),
+        "HAND_RUN_METRICS_PORT": EnvVar(
+            "0", "Prometheus /metrics port of make run (every service, one process); 0 picks a free "
+                 "port, printed at start; off: none"
+        ),
+        "HAND_OTLP_ENDPOINT": EnvVar(
+            "", "OpenTelemetry collector (OTLP over gRPC, e.g. http://jaeger:4317) that traces are "
+                "exported to; empty: tracing off (no SDK installed, near-zero cost)"
+        ),
+        "HAND_TRACE_SAMPLE_RATIO": EnvVar(
+            "1", "share of new traces recorded when HAND_OTLP_ENDPOINT is set (0 to 1; a caller's "
+                 "sampled flag is followed)"
         ),
     }
 )
@@ -547,6 +590,9 @@ class RoomConfig:
     web_url: str = ""
     max_pending: int = 2000
     max_queue_delay_ms: int = 250
+    waiting_ttl_s: int = 1800
+    create_per_player_per_min: int = 20
+    create_per_peer_per_min: int = 300
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -569,6 +615,9 @@ class RoomConfig:
             web_url=_advertised_web_url(env),
             max_pending=env.integer("HAND_ROOM_MAX_PENDING", 1, 10**7),
             max_queue_delay_ms=env.integer("HAND_ROOM_MAX_QUEUE_DELAY_MS", 1, 600_000),
+            waiting_ttl_s=env.integer("HAND_ROOM_WAITING_TTL_S", 0, 10**7),
+            create_per_player_per_min=env.integer("HAND_ROOM_CREATE_PER_PLAYER_PER_MIN", 0, 10**6),
+            create_per_peer_per_min=env.integer("HAND_ROOM_CREATE_PER_PEER_PER_MIN", 0, 10**6),
         )
         env.check("room service")
         return config

@@ -9,6 +9,9 @@ from typing import Any
 
 import structlog
 
+from .metrics import PORT_VARS, serve_metrics
+from .tracing import configure_tracing
+
 __all__ = ["serve_until_signalled"]
 
 
@@ -22,16 +25,26 @@ async def serve_until_signalled(server: Any, name: str, announce: str = "",
     listening on <server.target>"`` once serving (what scripts wait for).
     ``beside``: started with the server once it serves (e.g. the browser protocol's
     web server, ``hand_web.server.start_beside``); what it returns is stopped first.
+    Before the server starts: the Prometheus endpoint of ``name``'s port variable
+    (``hand_common.metrics.PORT_VARS``: printed with ``announce``) and tracing (when
+    ``HAND_OTLP_ENDPOINT`` is set).
     """
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
+    metrics = None
     try:
+        configure_tracing(name)
+        metrics = serve_metrics(PORT_VARS[name]) if name in PORT_VARS else None
         await server.start()
     except (OSError, ValueError) as error:
+        if metrics is not None:
+            metrics.stop()
         structlog.get_logger(name).error("cannot start", error=str(error))
         raise SystemExit(1) from None
+    if announce and metrics is not None:
+        print(f"{announce} metrics on {metrics.url}", flush=True)
     if announce:
         print(f"{announce} listening on {server.target}", flush=True)
     extra = None
@@ -42,3 +55,5 @@ async def serve_until_signalled(server: Any, name: str, announce: str = "",
         if extra is not None:
             await extra.stop()
         await server.stop()
+        if metrics is not None:
+            metrics.stop()

@@ -4,6 +4,8 @@
   ``seq`` bound for a request or a message appear on every line it logs.
 - JSON lines when the stream is not a terminal (or ``HAND_LOG_FORMAT=json``),
   the pretty console renderer in a terminal (or ``HAND_LOG_FORMAT=console``).
+- ``trace_id`` and ``span_id`` of the current span when tracing is on
+  (``hand_common.tracing.add_trace_ids``).
 - ISO-8601 UTC timestamps and the level name on every line.
 - Standard-library loggers (grpc, aiokafka, asyncio) are routed through the
   same processors, so a container's output is one format.
@@ -31,6 +33,7 @@ import structlog.tracebacks
 from structlog.typing import Processor
 
 from hand_common.config import LogConfig
+from hand_common.tracing import add_trace_ids
 
 __all__ = ["GAME_KEYS", "MAX_VALUE", "bind_game", "bound_values", "configure_logging",
            "game_context", "renders_json"]
@@ -99,6 +102,7 @@ def bound_values(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[s
 def _shared_processors() -> list[Processor]:
     return [
         structlog.contextvars.merge_contextvars,
+        add_trace_ids,  # trace_id / span_id of the current span (tracing on only)
         structlog.processors.add_log_level,
         structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),

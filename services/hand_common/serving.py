@@ -2,7 +2,8 @@
 
     server = grpc.aio.server(interceptors=edge_interceptors(config.limits, verifier), ...)
 
-Order matters: the rate limiter runs first (a flood of garbage is shed
+Order matters: the metrics interceptor (``hand_common.rpc_metrics``) wraps
+everything, so refusals are counted too; then the rate limiter (a flood of garbage is shed
 before anything else looks at it), then the door (malformed bytes and
 fields over their limits → INVALID_ARGUMENT). ``limits=None`` leaves the
 rate limiter out (tests and benchmarks that build a server directly).
@@ -18,14 +19,16 @@ from .config import EnvReader, GrpcServerConfig, RateLimitConfig
 from .door import DoorInterceptor
 from .identity import Verifier
 from .ratelimit import RateLimitInterceptor
+from .rpc_metrics import MetricsInterceptor
 
 __all__ = ["bind", "channel_credentials", "edge_interceptors"]
 
 
 def edge_interceptors(limits: RateLimitConfig | None = None,
                       verifier: Verifier | None = None) -> list[grpc.aio.ServerInterceptor]:
-    """``[RateLimitInterceptor, DoorInterceptor]`` (the first only when ``limits`` is given)."""
-    chain: list[grpc.aio.ServerInterceptor] = []
+    """``[MetricsInterceptor, RateLimitInterceptor, DoorInterceptor]`` (the rate limiter only
+    when ``limits`` is given)."""
+    chain: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
     if limits is not None:
         chain.append(RateLimitInterceptor(limits, verifier))
     chain.append(DoorInterceptor())

@@ -1,6 +1,6 @@
 """Hand (هاند) rules engine: pure, deterministic, no I/O.
 
-State in, action in, new state and events out (see RULES.md, docs/engine.md)::
+State in, action in, new state and events out (see docs/rules.md, docs/engine.md)::
 
     from hand_engine import resolve, start_round, apply, DrawStock
     state, events = start_round(resolve("saudi"), 4, seed=7)

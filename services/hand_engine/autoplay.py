@@ -1,4 +1,4 @@
-"""The safe automatic turn played when a turn's time runs out (RULES.md §11)."""
+"""The safe automatic turn played when a turn's time runs out (docs/rules.md §11)."""
 
 from __future__ import annotations
 

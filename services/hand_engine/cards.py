@@ -1,4 +1,4 @@
-"""Physical cards, their stable ids and the text notation (RULES.md §1).
+"""Physical cards, their stable ids and the text notation (docs/rules.md §1).
 
 ``id = 52·(copy−1) + 13·suit + (rank−1)``; suits S H D C = 0..3; A = 1 … K = 13;
 jokers are 104 (``JK#1``) and 105 (``JK#2``).

@@ -1,4 +1,4 @@
-"""Starting a round: dealer, deck order and the deal (RULES.md §2)."""
+"""Starting a round: dealer, deck order and the deal (docs/rules.md §2)."""
 
 from __future__ import annotations
 

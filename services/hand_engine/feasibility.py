@@ -1,6 +1,6 @@
 """Can the player still meet a take's obligation and end the turn legally?
 
-Used by `take_return = never` (RULES.md §3) at the take and after every move
+Used by `take_return = never` (docs/rules.md §3) at the take and after every move
 while the obligation is unmet, and by the automatic turn to meet an
 obligation that cannot be returned.
 """

@@ -1,4 +1,4 @@
-"""The invariants of RULES.md §13, checkable on any state.
+"""The invariants of docs/rules.md §13, checkable on any state.
 
 ``check_state`` raises ``RuleViolation(INVALID_STATE)``: the rules service
 uses it to refuse a client-supplied state that could not arise in play.

@@ -1,4 +1,4 @@
-"""A match: rounds, running totals, the end and its tie-break (RULES.md §10)."""
+"""A match: rounds, running totals, the end and its tie-break (docs/rules.md §10)."""
 
 from __future__ import annotations
 
@@ -112,7 +112,7 @@ NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED = (
 
 
 def break_tie(rule: str, tied: Sequence[int], table: Mapping[int, Standing]) -> tuple[str, tuple[int, ...]]:
-    """A tie for the lowest total broken by the option ``tie_break`` (RULES.md §10): how
+    """A tie for the lowest total broken by the option ``tie_break`` (docs/rules.md §10): how
     (``NO_TIE`` … ``SHARED``) and the units left (the winners, or the playoff's contenders)."""
     left = tuple(tied)
     if len(left) < 2:

@@ -1,4 +1,4 @@
-"""Sets and runs: legality, joker stand-ins and values (RULES.md §4, §6).
+"""Sets and runs: legality, joker stand-ins and values (docs/rules.md §4, §6).
 
 Run positions are 1..14: position 1 is a low ace, 14 a high ace.
 """
@@ -113,7 +113,7 @@ def _choose_run(
     cands = _run_candidates(suit, fixed, naturals, jokers)
     if not cands:
         raise refuse(err, "the cards do not form a run")
-    # end_joker = lower: the candidate whose jokers stand for the lower ranks (RULES.md §4,
+    # end_joker = lower: the candidate whose jokers stand for the lower ranks (docs/rules.md §4,
     # ruling on decision 0101: "the lower card" is the lower rank, the low ace lowest)
     key = lambda c: (sorted(p for p, x in c.items() if is_joker(x) and x in jokers), _run_value(c, options))
     cands.sort(key=key)

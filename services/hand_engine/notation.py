@@ -1,6 +1,6 @@
 """Position and game-record notation: a documented JSON form (docs/notation.md).
 
-Like FEN/PGN for chess: cards are written in the text notation of RULES.md §1
+Like FEN/PGN for chess: cards are written in the text notation of docs/rules.md §1
 (``10H``, ``AS``, ``9H#2``, ``JK#2``); round-trips are exact.
 """
 

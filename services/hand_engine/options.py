@@ -1,4 +1,4 @@
-"""Rule options, their defaults and the named presets (RULES.md §12).
+"""Rule options, their defaults and the named presets (docs/rules.md §12).
 
 Effective options = defaults ← preset ← per-room overrides.
 """
@@ -142,7 +142,7 @@ _ERAM = {
     "tie_break": "playoff",
 }
 
-#: Named presets (RULES.md §12). Each maps to overrides of the defaults.
+#: Named presets (docs/rules.md §12). Each maps to overrides of the defaults.
 PRESETS: dict[str, dict[str, Any]] = {
     # the four modes, which are also the Kout presets
     "hand": {},
@@ -177,7 +177,7 @@ PRESETS: dict[str, dict[str, Any]] = {
     "r2019": {
         "max_players": 5,
         "discard_take": "meld_required",
-        "take_return": "never",  # ruling on decision 0103 (RULES.md §12)
+        "take_return": "never",  # ruling on decision 0103 (docs/rules.md §12)
         "low_ace_value": 1,
         "set_joker_retrieval": "both_missing",
         "hand_finish": "own_melds_ok",

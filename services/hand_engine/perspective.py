@@ -1,5 +1,5 @@
 """A seat's perspective for bots: exactly the seat's view (what a human in the
-seat sees, RULES.md §11, §13) as JSON, and a full position consistent with it.
+seat sees, docs/rules.md §11, §13) as JSON, and a full position consistent with it.
 
 ``determinize(p, seed)`` deals the unseen cards at random to the other hands
 and the stock, so the engine can referee the seat's own moves exactly (their

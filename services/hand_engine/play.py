@@ -2,7 +2,7 @@
 
 Every check happens before anything changes; a refused move raises
 :class:`~hand_engine.errors.RuleViolation` and the input state (immutable)
-is untouched. RULES.md §3-§8.
+is untouched. docs/rules.md §3-§8.
 """
 
 from __future__ import annotations

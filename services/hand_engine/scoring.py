@@ -1,4 +1,4 @@
-"""Round scoring (RULES.md §9, §8 for exhausted rounds)."""
+"""Round scoring (docs/rules.md §9, §8 for exhausted rounds)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The staging helper (RULES.md §11): judge candidate melds green/neutral/red."""
+"""The staging helper (docs/rules.md §11): judge candidate melds green/neutral/red."""
 
 from __future__ import annotations
 

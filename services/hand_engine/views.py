@@ -1,4 +1,4 @@
-"""What a seat (or a spectator) may see (RULES.md §11, §13).
+"""What a seat (or a spectator) may see (docs/rules.md §11, §13).
 
 ``view(state, seat)`` is the only thing about a round that leaves the server
 for a player; ``redact(event, seat)`` strips hidden cards from events.

@@ -12,11 +12,17 @@ with the broker's default partition count. :class:`BrokerWatch` therefore:
   is not, instead of waiting for a client timeout;
 - every ``topic_check_s`` s while up, lists the topics: one of ``topics``
   missing means the broker lost them (a restart faster than a probe);
-- on recovery (down → up, or topics lost) re-creates ``topics``
-  (:func:`~hand_infra.topics.ensure_topics`) first, then runs every
+- on recovery (down → up, or topics lost) re-creates and checks ``topics``
+  (:func:`~hand_infra.topics.ensure_topics`; no client's metadata request re-creates
+  one first, ``no_auto_create``) — a topic with too few partitions that cannot be grown
+  keeps the watch down (callers refused) and is logged once as ``broker_topics_refused``
+  — then runs every
   ``on_recover`` callback — each service rebuilds its consumers there and
   resumes from its store and its own tracked positions, never from broker
   offsets that may no longer exist. ``epoch`` counts recoveries.
+
+Metrics: ``hand_kafka_broker_up`` (1/0, each probe) and
+``hand_kafka_broker_recoveries_total`` (``hand_infra.kafka_metrics``).
 
 Works unchanged on Apache Kafka: there a restart keeps topics and offsets,
 and the rebuilt group consumers resume from their committed offsets.
@@ -32,8 +38,9 @@ from collections.abc import Awaitable, Callable, Iterable
 import structlog
 from aiokafka.admin import AIOKafkaAdminClient
 
+from hand_infra.kafka_metrics import BROKER_RECOVERIES, BROKER_UP
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import PROJECT_TOPICS, ensure_topics
+from hand_infra.topics import PROJECT_TOPICS, TopicPartitionsError, ensure_topics
 
 log = structlog.get_logger("hand_infra.broker_watch")
 
@@ -136,6 +143,7 @@ class BrokerWatch:
         self.down_since: float | None = None
         self.last_outage_s: float | None = None
         self._task: asyncio.Task | None = None
+        self._refused: str | None = None  # the last TopicPartitionsError logged
 
     @property
     def retry_after_ms(self) -> int:
@@ -178,10 +186,12 @@ class BrokerWatch:
         while True:
             await asyncio.sleep(self.interval)
             if not await self._reachable():
+                BROKER_UP.set(0)
                 if self.up:
                     self.up, self.down_since = False, time.monotonic()
                     log.warning("broker_down", bootstrap=self.settings.bootstrap_servers)
                 continue
+            BROKER_UP.set(1)
             lost = False
             if self.up and time.monotonic() - checked >= self.topic_check_s:
                 checked = time.monotonic()
@@ -196,9 +206,15 @@ class BrokerWatch:
         began = time.monotonic()
         try:
             await asyncio.wait_for(ensure_topics(self.settings, self.topics), self.recover_timeout_s)
+        except TopicPartitionsError as exc:  # stays down (refusing) until someone fixes the topic
+            if str(exc) != self._refused:
+                self._refused = str(exc)
+                log.error("broker_topics_refused", error=self._refused)
+            return
         except Exception as exc:  # not really back yet: try again at the next probe
             log.warning("broker_recover_retry", error=type(exc).__name__)
             return
+        self._refused = None
         log.info("broker_topics_ensured", took_s=round(time.monotonic() - began, 2))
         for callback in self.on_recover:
             try:
@@ -206,6 +222,7 @@ class BrokerWatch:
             except Exception:
                 log.exception("broker_recover_callback_failed")
         self.epoch += 1
+        BROKER_RECOVERIES.inc()
         since = self.down_since or time.monotonic()
         self.last_outage_s = round(time.monotonic() - since, 2)
         self.up, self.down_since = True, None

@@ -21,19 +21,27 @@ A pass waits at most ``ack_timeout`` s for the broker's acks (unacked rows
 stay pending), and while a :class:`~hand_infra.broker_watch.BrokerWatch`
 says the broker is down the relay does not try: the outbox fills, and is
 published in order once the broker (and its topics) are back.
+
+Metrics (``hand_infra.kafka_metrics``): the backlog seen at each pass, each
+event's wait from its first read to its ack, produce latency and failures.
+With tracing on, each record's headers continue the trace of the command
+that appended it (``hand_infra.kafka_trace.remember_append``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 import structlog
 from aiokafka import AIOKafkaProducer
 
+from hand_infra import kafka_trace
 from hand_infra.eventstore import EventStore, OutboxEntry
+from hand_infra.kafka_metrics import OUTBOX_BACKLOG, OUTBOX_PUBLISHED, OUTBOX_RELAY_LAG, produced
 from hand_infra.settings import KafkaSettings
 from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
@@ -72,6 +80,7 @@ class OutboxRelay:
         self._unmarked: set[int] = set()
         self._direct: set[tuple[str, int]] = set()  # sent directly, not yet acked and marked
         self._direct_acked: set[tuple[str, int]] = set()
+        self._first_read: dict[int, float] = {}  # outbox id → when a pass first read it (relay lag)
         self._marked_at = 0.0
         self.routes = list(routes) if routes is not None else [(topic, as_stored)]
         self.batch_size, self.idle_interval, self.retry_interval = (
@@ -180,6 +189,7 @@ class OutboxRelay:
         acked = {(r, q) for r, q, _ in items} - failed
         self._direct_acked.update(acked)
         self.published += len(acked)
+        OUTBOX_PUBLISHED.inc(len(acked))
         if failed:
             self.notify()
         if len(self._direct_acked) >= self.batch_size // 2:
@@ -192,6 +202,10 @@ class OutboxRelay:
         entries = [e for e in await self.store.pending_outbox(
             self.batch_size + len(self._unmarked) + len(self._direct))
             if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct][:self.batch_size]
+        OUTBOX_BACKLOG.set(len(entries))
+        now = time.perf_counter()
+        for entry in entries:
+            self._first_read.setdefault(entry.id, now)
         if not entries:
             await self._mark()
             return 0
@@ -202,10 +216,14 @@ class OutboxRelay:
                 continue
             try:
                 futures = []
+                trace = kafka_trace.headers(kafka_trace.PENDING.take(entry.room_id, entry.seq))
                 for topic, render in self.routes:
                     value = render(entry)
                     if value is not None:
-                        futures.append(await self._producer.send(topic, key=entry.room_id.encode(), value=value))
+                        future = await self._producer.send(topic, key=entry.room_id.encode(), value=value,
+                                                           headers=trace)
+                        future.add_done_callback(produced(topic, time.perf_counter()))
+                        futures.append(future)
             except Exception as exc:  # e.g. no metadata in time; retried next pass
                 log.warning("relay_send_failed", room_id=entry.room_id, seq=entry.seq, error=str(exc))
                 blocked.add(entry.room_id)
@@ -229,6 +247,13 @@ class OutboxRelay:
         if acked:
             self._unmarked.update(acked)
             self.published += len(acked)
+            OUTBOX_PUBLISHED.inc(len(acked))
+            done = time.perf_counter()
+            for outbox_id in acked:
+                OUTBOX_RELAY_LAG.observe(done - self._first_read.pop(outbox_id, done))
+        if len(self._first_read) > 4 * self.batch_size:  # rows another relay published
+            pending = {e.id for e in entries}
+            self._first_read = {i: t for i, t in self._first_read.items() if i in pending}
         await self._mark()
         log.debug("relay_pass", acked=len(acked), blocked_rooms=len(blocked))
         if blocked:

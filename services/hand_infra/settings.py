@@ -6,6 +6,8 @@ the embedded Tansu broker and on Apache Kafka (see shared/BROKER.md):
 
 - producers: ``acks="all"``, **no** idempotence (Tansu rejects
   InitProducerId; consumers de-duplicate by ``(room_id, seq)`` instead);
+- every client: no topic is created by a metadata request
+  (``no_auto_create``; only ``hand_infra.topics.ensure_topics`` creates topics);
 - consumers: manual commits, ``auto_offset_reset="earliest"`` (Tansu's
   "latest" is wrong), ``fetch_max_wait_ms`` low for latency, and short
   session/heartbeat for quick fail-over of room ownership.
@@ -26,6 +28,7 @@ from typing import Any
 from hand_common.config import ENV_VARS, EnvReader
 
 from .kafka_security import KafkaSecurity, kafka_security
+from .no_auto_create import forbid_auto_topic_creation
 
 DEFAULT_PARTITIONS = int(ENV_VARS["HAND_KAFKA_PARTITIONS"].default)
 DEFAULT_REPLICATION = int(ENV_VARS["HAND_KAFKA_REPLICATION"].default)
@@ -60,8 +63,11 @@ class KafkaSettings:
         return replace(self, bootstrap_servers=bootstrap_servers)
 
     def _servers(self) -> str:
+        """The bootstrap servers, for every client's kwargs — whose metadata requests then
+        never create a topic (docs/decisions/0019-topics-checked.md)."""
         if not self.bootstrap_servers:
             raise RuntimeError("no broker: start one or set KAFKA_BOOTSTRAP_SERVERS")
+        forbid_auto_topic_creation()
         return self.bootstrap_servers
 
     def admin_kwargs(self) -> dict[str, Any]:

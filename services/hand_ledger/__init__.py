@@ -6,7 +6,7 @@ ratings, and replays of every room, projected from ``hand.room-events``.
 - :mod:`hand_ledger.store` — ingest in one transaction per batch, the archive
   row of each event being its tracking record (:mod:`hand_ledger._schema`);
 - :mod:`hand_ledger.project` — the projections; :mod:`hand_ledger.sheets`
-  (RULES.md §9–§10, pure) and :mod:`hand_ledger.ratings` (openskill);
+  (docs/rules.md §9–§10, pure) and :mod:`hand_ledger.ratings` (openskill);
 - :mod:`hand_ledger.reads` — read models; :mod:`hand_ledger.replay` — folds
   and the replay check; :mod:`hand_ledger.replay_cache` — their cache;
 - :mod:`hand_ledger.service` / :mod:`hand_ledger.grpc_messages` /

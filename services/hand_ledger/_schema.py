@@ -10,7 +10,7 @@
 - ``ledger_rooms`` / ``ledger_seats`` — what the projections need to know
   about a room (options, status, who sits where).
 - ``ledger_rounds`` / ``ledger_lines`` / ``ledger_team_lines`` — the score
-  sheets (RULES.md §9): one row per round, per seat and per team.
+  sheets (docs/rules.md §9): one row per round, per seat and per team.
 - ``ledger_matches`` — match results with the tie-break outcome (§10).
 - ``ledger_players`` — statistics and the skill rating per player id.
 - ``ledger_cursors`` — the ledger's own positions in other stores: how far room

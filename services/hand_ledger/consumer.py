@@ -32,8 +32,11 @@ from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
+from hand_common.tracing import enabled as tracing_enabled
 from hand_engine import RuleViolation
 from hand_infra.broker_watch import PastEndCheck, retire_consumer
+from hand_infra.kafka_metrics import LagProbe, count_rebalance
+from hand_infra.kafka_trace import consume_span
 from hand_infra.settings import KafkaSettings
 from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
@@ -41,6 +44,7 @@ from hand_room.domain import MatchEnded, decode
 
 from .ordering import Delivered, Hold
 from .discovery import CURSOR, RoomDiscovery
+from .metrics import DISCOVERED, REPAIRED, ROOMS_WAITING, GameTally
 from .repair import GapRepair
 from .store import LedgerStore
 
@@ -64,11 +68,13 @@ class _Listener(ConsumerRebalanceListener):
     async def on_partitions_revoked(self, revoked) -> None:
         if not self.active:
             return
+        count_rebalance(self.owner.group_id, "revoked", revoked)
         self.owner.hold.drop_partitions(revoked)
         for tp in revoked:
             self.owner._committed.pop(tp, None)
 
     async def on_partitions_assigned(self, assigned) -> None:
+        count_rebalance(self.owner.group_id, "assigned", assigned)
         log.info("partitions_assigned", partitions=sorted(tp.partition for tp in assigned))
 
 
@@ -89,6 +95,7 @@ class LedgerConsumer:
         self._committed: dict[Any, int] = {}
         self.batches = 0
         self.recorded = 0
+        self.tally, self._lag = GameTally(), LagProbe(group_id)  # metrics (hand_ledger.metrics)
 
     async def start(self) -> None:
         self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
@@ -146,6 +153,7 @@ class LedgerConsumer:
                     await self._rewind()
                     rewind = False
                 batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
+                await self._lag(self._consumer)
                 if batch:
                     await self.handle(batch)
                 await self.repair_gaps()
@@ -166,8 +174,12 @@ class LedgerConsumer:
                     self.hold.seen(tp, record.offset)
                 else:
                     items.append(item)
-        recorded = await self.record(items)
-        await self._commit()
+        with contextlib.ExitStack() as spans:  # with tracing on: a span per record, from its producer's
+            for records in batch.values() if tracing_enabled() else ():
+                for record in records:
+                    spans.enter_context(consume_span("ledger.archive", record, current=False))
+            recorded = await self.record(items)
+            await self._commit()
         return recorded
 
     async def record(self, items: list[Delivered]) -> int:
@@ -180,6 +192,7 @@ class LedgerConsumer:
             if self.repair is not None:
                 self.repair.seen(item.room_id)
         await self.store.ingest(ready)
+        self.tally.observe(ready)
         for item in ready:
             if self.repair is not None:
                 self.repair.progressed(item.room_id)
@@ -190,6 +203,7 @@ class LedgerConsumer:
         self.batches += 1
         self.recorded += len(ready)
         waiting = self.hold.waiting()
+        ROOMS_WAITING.set(len(waiting))
         log.debug("ledger_batch", received=len(items), recorded=len(ready), waiting_rooms=len(waiting))
         return len(ready)
 
@@ -235,6 +249,7 @@ class LedgerConsumer:
             recorded += await self.record(missing)
             filled = len(missing) - (self.hold.duplicates - duplicates)
             self.repair.repaired += filled
+            REPAIRED.inc(filled)
             log.info("gap_repaired", room_id=room_id, from_seq=next_seq, events=filled)
             if room_id in self.repair.watched() and self.hold.next_seq(room_id) == next_seq:
                 self.repair.nothing_missing(room_id)  # the store is behind too: look later
@@ -265,6 +280,7 @@ class LedgerConsumer:
                 log.info("room_discovered", room_id=room_id, archived_to=archived[room_id] - 1,
                          stored_to=window.heads[room_id])
         d.discovered += new
+        DISCOVERED.inc(new)
         moved = window.cursor_after(archived, d.settled_before(), cursor)
         if moved > cursor:
             await self.store.set_cursor(CURSOR, moved)

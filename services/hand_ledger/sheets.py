@@ -1,4 +1,4 @@
-"""Score sheets and match results as RULES.md §9–§10 record them (pure).
+"""Score sheets and match results as docs/rules.md §9–§10 record them (pure).
 
 A round's lines come from its ``RoundScored`` result (the engine's
 ``RoundResult``) plus the running totals before it; the match result comes

@@ -16,6 +16,7 @@ import time
 
 from .domain.commands import Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
 from .domain.errors import RoomCode, RoomError
+from .metrics import OVERLOAD_REFUSALS
 
 #: commands a client sends (the others are the room's own: timers, bots, presence)
 CLIENT_COMMANDS = (Act, CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch)
@@ -35,6 +36,7 @@ class Admission:
         if pending < self.max_pending and delay < self.max_delay_s:
             return
         self.refused += 1
+        OVERLOAD_REFUSALS.labels("queue").inc()
         # spread the retries: a fixed hint brings every refused client back at once
         retry_ms = int(max(100.0, 2000 * delay) * random.uniform(1.0, 2.0))
         limit = "pending_commands" if pending >= self.max_pending else "queue_delay"

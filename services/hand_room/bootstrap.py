@@ -22,6 +22,7 @@ from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVE
 
 from .admission import Admission
 from .bus import Bus
+from .creation import CreationLimits
 from .feeds import Feeds
 from .gateway import RoomGateway
 from .index import RoomIndex
@@ -91,5 +92,6 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
               feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
-                          store_timeout_s=config.store_timeout_s)
+                          store_timeout_s=config.store_timeout_s, waiting_ttl_s=config.waiting_ttl_s,
+                          creation=CreationLimits(config.create_per_player_per_min, config.create_per_peer_per_min))
     return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership)

@@ -40,6 +40,8 @@ from .index import RoomIndex
 from .kafka_messages import Reply
 from .router import CommandRouter
 from .repository import RoomRepository
+from . import metrics as M
+from .creation import CreationLimits
 from .seat_access import SeatAccess
 from .status import to_status
 from .grpc_messages import event_message, room_info, snapshot_message
@@ -87,10 +89,12 @@ _rpc = rpc(log, refuse=_refuse, bind=_bind)
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, router: CommandRouter, store: EventStore, index: RoomIndex, repo: RoomRepository,
-                 feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0) -> None:
+                 feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0,
+                 creation: CreationLimits | None = None, waiting_ttl_s: int = 0) -> None:
         self.router, self.store, self.index, self.repo, self.feeds = router, store, index, repo, feeds
         self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
         self.verifier = verifier
+        self.creation, self.waiting_ttl_s = creation, waiting_ttl_s
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
         self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
         router.ownership.listeners.append(
@@ -149,13 +153,15 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             if exc.params.get("option") == "rounds" and request.rounds:
                 exc.params["field"] = "rounds"
             raise
+        if self.creation is not None:
+            self.creation.take(player_id, context.peer())
         token = secrets.token_urlsafe(24)
         room_id = self.router.new_room_id()  # one this instance owns: the host's calls stay here
         code = "".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6))
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                           preset=request.rules.preset or DEFAULT_PRESET, options=options, seats=seats,
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,
-                          token_hash=token_hash(token))
+                          token_hash=token_hash(token), waiting_ttl_s=self.waiting_ttl_s)
         reply = await self._call(Command(room_id, body))
         return pb.CreateRoomResponse(room=await self._info_after(room_id, reply, 0), seat=0, seat_token=token)
 
@@ -163,7 +169,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
         size = limits.in_range(request.page_size or 50, "page_size", (1, limits.MAX_PAGE_SIZE))
         offset = _page_offset(request.page_token)
-        rows = await self.index.public_open(limit=size + 1, offset=offset)
+        since = time.time() - self.waiting_ttl_s if self.waiting_ttl_s else 0.0  # expired rooms are not listed
+        rows = await self.index.public_open(limit=size + 1, offset=offset, created_after=since)
         out = pb.ListRoomsResponse()
         for r in rows[:size]:
             out.rooms.add(room_id=r["room_id"], preset=r["preset"], seat_count=r["seats"],
@@ -240,7 +247,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         body = Act(action, expected)
         self.router.admit(Command(request.room_id, body))  # past capacity: refused before any work
         _, seat = await self._seat(context, request.room_id, request.seat_token)
+        began = time.perf_counter()
         reply = await self._call(Command(request.room_id, body, seat=seat, action_id=action_id))
+        M.ACT_TO_COMMIT.labels("local" if self.router.local(request.room_id) else "forwarded").observe(
+            time.perf_counter() - began)
         seqs = reply.seqs or (0,)
         return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1], duplicate=reply.duplicate)
 
@@ -273,6 +283,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         live_from = feed.room.seq  # every queued item has a seq >= this
         presence = seat is not None and head.status != "finished"  # presence is a write
         stream_id = f"{self.router.ownership.me.instance_id}/{uuid.uuid4().hex[:12]}"
+        audience = "seat" if seat is not None else "spectator"
+        M.WATCH_STREAMS.labels(audience).inc()
+        if request.from_seq:
+            M.RECONNECTS.labels(audience).inc()
         try:
             room = await self._room_at(room_id, request.from_seq, feed.room)
             yield self._snapshot(room, request.from_seq, seat)
@@ -299,6 +313,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                 yield item.message(seat)
                 room, next_seq = item.room, item.seq + 1
         finally:
+            M.WATCH_STREAMS.labels(audience).dec()
             await self.feeds.leave(feed, queue)
             if self._open.pop(stream_id, None) is not None:
                 asyncio.ensure_future(self._presence(room_id, seat, False, time.time(), stream_id))

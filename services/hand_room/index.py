@@ -38,23 +38,29 @@ class RoomIndex:
             await conn.run_sync(metadata.create_all)
 
     async def upsert(self, room: Room) -> None:
-        row = {"room_id": room.room_id, "code": room.code, "public": room.public,
-               "status": room.status, "preset": room.preset, "seats": room.n,
-               "free_seats": len(room.free_seats()), "created_at": room.created_at}
+        await self.upsert_many([room])
+
+    async def upsert_many(self, changed: list[Room]) -> None:
+        """One transaction for every room whose listing an owner's pass changed."""
+        if not changed:
+            return
         dialect = self.engine.dialect.name
-        ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(rooms).values(**row)
-        stmt = ins.on_conflict_do_update(index_elements=["room_id"], set_={
-            k: v for k, v in row.items() if k != "room_id"})
         async with self.engine.begin() as conn:
-            await conn.execute(stmt)
+            for room in changed:
+                row = {"room_id": room.room_id, "code": room.code, "public": room.public,
+                       "status": room.status, "preset": room.preset, "seats": room.n,
+                       "free_seats": len(room.free_seats()), "created_at": room.created_at}
+                ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(rooms).values(**row)
+                await conn.execute(ins.on_conflict_do_update(index_elements=["room_id"], set_={
+                    k: v for k, v in row.items() if k != "room_id"}))
 
     async def by_code(self, code: str) -> str | None:
         async with self.engine.connect() as conn:
             return await conn.scalar(select(rooms.c.room_id).where(rooms.c.code == code.upper()))
 
-    async def public_open(self, limit: int = 50, offset: int = 0) -> list[dict]:
+    async def public_open(self, limit: int = 50, offset: int = 0, created_after: float = 0.0) -> list[dict]:
         q = (select(rooms).where(rooms.c.public.is_(True), rooms.c.status == "waiting",
-                                 rooms.c.free_seats > 0)
+                                 rooms.c.free_seats > 0, rooms.c.created_at > created_after)
              .order_by(rooms.c.created_at.desc()).limit(limit).offset(offset))
         async with self.engine.connect() as conn:
             return [dict(r._mapping) for r in (await conn.execute(q)).all()]

@@ -15,7 +15,6 @@ judged again on the room as it is then — the same answer on every owner.
 from __future__ import annotations
 
 import asyncio
-import collections
 import contextlib
 import time
 from dataclasses import dataclass, field
@@ -33,13 +32,15 @@ from hand_infra.sqlstore import log_failure, unreachable
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
 
 from .admission import Admission
-from .domain import MoveMade, Room, decode, encode
+from . import metrics as M
+from .domain import MoveMade, SeatAway, Room, decode, encode
 from .domain.command_codec import decode_command
 from .domain.commands import Act, BotTurn, Command
 from .domain.decide import Decision, decide
 from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
+from .local_queue import LocalQueue
 from .kafka_messages import Reply, encode_reply
 from .partitions import partition_of
 from .publish import values
@@ -52,8 +53,8 @@ from .store_budget import StoreBudget
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
-#: in-process commands decided and appended in one pass (one transaction)
-MAX_PASS = 256
+#: how often finished and expired rooms are dropped from memory
+SWEEP_S = 30.0
 
 
 def action_key(cmd: Command) -> str | None:
@@ -125,16 +126,12 @@ class RoomOwner:
         self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None
         self._task: asyncio.Task | None = None
-        self._local: dict[str, asyncio.Future] = {}  # command id → the in-process caller's reply
-        self._waiting: list[Command] = []  # in-process commands for the next local batch
-        self._enqueued: collections.deque[float] = collections.deque()  # when each was queued (monotonic)
         self.admission = admission or Admission()
+        self.local = LocalQueue(self.handle, lambda cmd, exc: self._reply(cmd, self._refusal(cmd, exc)),
+                                self.admission)
         self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
         self._pass = asyncio.Lock()
-        self._flusher: asyncio.Task | None = None
         self.processed = 0
-        self.local_commands = 0
-        self.local_batches = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
@@ -148,6 +145,7 @@ class RoomOwner:
         if parts:
             self.partitions = self.ownership.partitions = len(parts)
         self._task = asyncio.create_task(self._run(), name="room-owner")
+        self._sweeper = asyncio.create_task(self._sweep(), name="room-sweep")
 
     def _new_consumer(self) -> AIOKafkaConsumer:
         """A member of the owners' group that learns the whole ownership map (ownership.py)."""
@@ -175,7 +173,24 @@ class RoomOwner:
         self._task = asyncio.create_task(self._run(), name="room-owner")
         log.info("owner_reconnected")
 
+    async def _sweep(self) -> None:
+        """Memory follows the rooms in play: every SWEEP_S, finished rooms and rooms whose
+        wait expired leave the cache, their timers and presence counts (their log stays)."""
+        while True:
+            await asyncio.sleep(SWEEP_S)
+            now = time.time()
+            M.ROOMS_LIVE.set(len(self.repo.rooms()))
+            M.ROOMS_OWNED.set(sum(1 for r in self.repo.rooms() if self.owns(r.room_id)))
+            done = {r.room_id for r in self.repo.rooms() if r.status == "finished" or r.expired_at(now)}
+            if done:
+                self.repo.forget_where(done.__contains__)
+                self.timers.cancel(done.__contains__)
+                self.presence.forget(done.__contains__)
+                log.info("rooms_retired", rooms=len(done))
+
     async def stop(self) -> None:
+        if getattr(self, "_sweeper", None) is not None:
+            self._sweeper.cancel()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -304,9 +319,15 @@ class RoomOwner:
         await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
+        began = time.perf_counter()
         results = await budget.call(self.store.append_batch(items)) if items else []
+        if items:
+            M.STORE_APPEND.observe(time.perf_counter() - began)
+            M.BATCH_SIZE.observe(len(items))
         touched: dict[str, Room] = {}
         published: list = []
+        listed: dict[str, Room] = {}  # rooms whose listing changed: one index transaction
+        replies: list[tuple[Command, Reply]] = []
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
@@ -325,12 +346,20 @@ class RoomOwner:
                         self.feeds.offer(rec, after, trusted=True)
                 touched[room_id] = room
                 published.extend(p.decision.events)
+                for rec in p.decision.events:
+                    if isinstance(rec.event, SeatAway):
+                        M.BOT_TAKEOVERS.labels(rec.event.reason).inc()
                 if p.before is None or _listing(p.before) != _listing(room):
-                    await self.index.upsert(room)
+                    listed[room_id] = room
                 refusal = p.decision.refusal
-                reply = self._refusal(p.cmd, refusal) if refusal is not None else Reply(
-                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)
-                await self._reply(p.cmd, reply)
+                replies.append((p.cmd, self._refusal(p.cmd, refusal) if refusal is not None else Reply(
+                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)))
+        try:  # before the replies: a room a client was told of is found by its code
+            await self.index.upsert_many(list(listed.values()))
+        except Exception as exc:  # a projection: the room's next listing change repairs it
+            log_failure(log, "index_update_failed", exc, rooms=len(listed))
+        for cmd, reply in replies:
+            await self._reply(cmd, reply)
         if published and self.relay is not None:  # sent now; the outbox stays the safety net
             self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
         for room in touched.values():
@@ -394,6 +423,7 @@ class RoomOwner:
 
     @staticmethod
     def _refusal(cmd: Command, exc: Exception) -> Reply:
+        M.REFUSALS.labels(_code(exc)).inc()
         return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
                      params=shown_params(getattr(exc, "params", {})))
 
@@ -404,50 +434,22 @@ class RoomOwner:
 
     def admit(self, cmd: Command) -> None:
         """OVERLOADED for a client's command while the in-process queue is past its bounds."""
-        self.admission.check(cmd, len(self._waiting), self._enqueued[0] if self._enqueued else None)
+        self.local.admit(cmd)
 
     async def submit(self, cmd: Command) -> Reply:
         """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from
-        hand.room-commands (the event store's unique seq keeps the two apart). Commands
-        submitted while a batch is being written form the next batch: one transaction (one
-        fsync) for all of them — group commit, as for a Kafka fetch."""
+        hand.room-commands (the event store's unique seq keeps the two apart), grouped with
+        the commands submitted meanwhile (``local_queue.py``)."""
         if not self.presence.admit(cmd):
             return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
-        self.admit(cmd)
-        fut = asyncio.get_running_loop().create_future()
-        self._local[cmd.command_id] = fut
-        self._waiting.append(cmd)
-        self._enqueued.append(time.monotonic())
-        if self._flusher is None or self._flusher.done():
-            self._flusher = asyncio.ensure_future(self._flush_local())
-        try:
-            return await fut
-        finally:
-            self._local.pop(cmd.command_id, None)
+        return await self.local.submit(cmd)
 
-    async def _flush_local(self) -> None:
-        await asyncio.sleep(0)  # let the submits of this loop iteration join
-        while self._waiting:  # a pass takes at most MAX_PASS commands: it fits the store's time
-            batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
-            for _ in batch:
-                self._enqueued.popleft()
-            by_room: dict[str, list[Command]] = {}
-            for cmd in batch:
-                by_room.setdefault(cmd.room_id, []).append(cmd)
-            self.local_commands += len(batch)
-            self.local_batches += 1
-            try:
-                await self.handle(by_room)
-            except Exception as exc:  # never leave a caller waiting
-                log.error("local_batch_failed", error=type(exc).__name__, commands=len(batch))
-                for cmd in batch:
-                    await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
+    @property
+    def local_commands(self) -> int:
+        return self.local.commands
 
     async def _reply(self, cmd: Command, reply: Reply) -> None:
-        local = self._local.get(cmd.command_id)
-        if local is not None:
-            if not local.done():
-                local.set_result(reply)
+        if self.local.resolve(cmd, reply):
             return
         if not cmd.reply_to or self._producer is None:
             return

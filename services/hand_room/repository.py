@@ -26,6 +26,10 @@ class RoomRepository:
         self._rooms: OrderedDict[str, Room] = OrderedDict()
         self.loads = 0  # folds from the store (for tests and metrics)
 
+    def rooms(self) -> list[Room]:
+        """The rooms held in memory now."""
+        return list(self._rooms.values())
+
     def cached(self, room_id: str) -> Room | None:
         return self._rooms.get(room_id)
 

@@ -21,6 +21,7 @@ from .kafka_messages import Reply
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
 from .partitions import partition_of
+from . import metrics as M
 
 log = structlog.get_logger("hand_room.router")
 #: metadata a client sets on a call it sends after following ROOM_MOVED
@@ -52,6 +53,7 @@ class CommandRouter:
         if owner is None or not owner.address or owner.instance_id == self.ownership.me.instance_id:
             return  # nobody known, or the map is stale about us: forward
         self.redirects += 1
+        M.COMMANDS.labels("redirect", "redirected").inc()
         raise RoomError(RoomCode.ROOM_MOVED, "the room is served by another instance",
                         owner_address=owner.address, owner_web_url=owner.web_url,
                         owner_instance=owner.instance_id)
@@ -75,11 +77,14 @@ class CommandRouter:
 
     async def send(self, cmd: Command, wait: bool = True) -> Reply | None:
         """Deliver ``cmd`` to the room's owner; its reply, or None without ``wait``."""
+        kind = type(cmd.body).__name__
         if self.local(cmd.room_id):
             self.sent_local += 1
+            M.COMMANDS.labels(kind, "local").inc()
             if not wait:
                 asyncio.ensure_future(self.owner.submit(cmd))
                 return None
             return await self.owner.submit(cmd)
         self.sent_remote += 1
+        M.COMMANDS.labels(kind, "forwarded").inc()
         return await self.bus.send(cmd, wait=wait)

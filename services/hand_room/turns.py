@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 
 from .domain.commands import Command, TurnTimeout
 from .kafka_messages import bot_request
+from .metrics import TIMERS_ARMED, TURN_TIMEOUTS
 from .repository import RoomRepository
 
 log = structlog.get_logger("hand_room.owner")
@@ -55,6 +56,10 @@ class TurnTimers:
         self._timers.clear()
 
     def arm(self, room: Room) -> None:
+        self._arm(room)
+        TIMERS_ARMED.set(len(self._timers))
+
+    def _arm(self, room: Room) -> None:
         """Arm the turn timer and ask for a bot move when a bot controls the turn."""
         handle = self._timers.pop(room.room_id, None)
         if handle:
@@ -150,4 +155,5 @@ class TurnTimers:
         """A timer's command, to the owner's in-process pipeline (so turns go on while the
         broker is away); dropped if the room moved meanwhile (its new owner re-armed it)."""
         if self.owns(cmd.room_id):
+            TURN_TIMEOUTS.inc()
             await self._fire(cmd)

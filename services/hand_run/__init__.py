@@ -131,6 +131,36 @@ class Room(_Served):
         self.stack.servicers.append(self.server.browser_service)
 
 
+class Metrics:
+    """The process's Prometheus endpoint (every service's metrics: one process, one registry;
+    ``HAND_RUN_METRICS_PORT``), and tracing when ``HAND_OTLP_ENDPOINT`` is set."""
+
+    name = "metrics"
+
+    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
+        from hand_common.metrics import metrics_port
+
+        self.environ = environ
+        metrics_port("HAND_RUN_METRICS_PORT", environ)  # an invalid value fails before anything starts
+        self.endpoint: Any = None
+
+    @property
+    def target(self) -> str:
+        return self.endpoint.target if self.endpoint is not None else "off"
+
+    async def start(self) -> None:
+        from hand_common.metrics import serve_metrics
+        from hand_common.tracing import configure_tracing
+
+        configure_tracing("hand_run", self.environ)
+        self.endpoint = serve_metrics("HAND_RUN_METRICS_PORT", self.environ)
+
+    async def stop(self) -> None:
+        if self.endpoint is not None:
+            self.endpoint.stop()
+            self.endpoint = None
+
+
 class Bots:
     name = "bot"
 
@@ -214,7 +244,7 @@ class Auth(_Served):
 
 #: Factories (environment, shared stack → component), in start order.
 COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
-    Broker, Rules, Room, Bots, Ledger, Auth, Web]
+    Metrics, Broker, Rules, Room, Bots, Ledger, Auth, Web]
 
 
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:

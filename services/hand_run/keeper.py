@@ -15,7 +15,8 @@ loses nothing accepted, since the event store is the source of truth
 (docs/decisions/0013).
 
 Tansu re-creates a topic with its default 4 partitions when a client asks
-for a topic it does not have, and a producer of the services may ask first.
+for a topic it does not have (the services' clients never ask so,
+hand_infra.no_auto_create, but another client may).
 A room's partition is computed from the partition count, so the keeper
 deletes a project topic with the wrong count and creates it again (the
 embedded broker has just lost everything anyway; never done to an external

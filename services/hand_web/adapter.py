@@ -57,7 +57,9 @@ def aborted(code: grpc.StatusCode, details: str = "", trailing_metadata: Sequenc
             status = status_pb2.Status.FromString(value)
             extra = [ErrorDetail(WireAny(type_url=d.type_url, value=d.value)) for d in status.details]
             details = details or status.message
-    return BrowserAbort(Code[code.name], details, details=extra)
+    error = BrowserAbort(Code[code.name], details, details=extra)
+    error.trailing_metadata = tuple(trailing_metadata or ())  # the edge's metrics read the RuleError code
+    return error
 
 
 class BrowserContext:

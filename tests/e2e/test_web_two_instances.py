@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hand_run.process import LocalStack, RoomInstance
 
-from .test_web_browser import CHROMIUM, ROOT, WEB, _ensure_built
+from .browser_support import CHROMIUM, WEB, ensure_built
 
 
 def _free_port() -> int:
@@ -38,7 +38,7 @@ def _second_instance(stack: LocalStack, log: Path) -> tuple[RoomInstance, str]:
 
 def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
-    _ensure_built()
+    ensure_built()
     with LocalStack(tmp_path) as stack:
         second, url_b = _second_instance(stack, tmp_path / "room-b.out")
         try:

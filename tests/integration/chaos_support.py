@@ -9,13 +9,16 @@ import time
 from collections.abc import Awaitable, Callable
 
 import grpc
+from sqlalchemy import select
 
 from hand.v1 import room_pb2
 from hand_infra.eventstore import EventStore
+from hand_ledger import _schema
+from hand_ledger.server import LedgerServer
 from hand_room.domain import MoveMade, decode
 
 from .room_support import Player, Watcher, seq_of
-from .test_room_failover import act_retrying
+from .failover_support import act_retrying
 
 #: Bound on one refused Act while a dependency is down: it must fail fast, not wait for a deadline.
 FAIL_FAST_S = 2.0
@@ -106,3 +109,22 @@ async def assert_stored_once(store_url: str, room_id: str, moves: int) -> list[i
               if isinstance(r.event, MoveMade) and r.event.origin == "player"]
     assert len(played) == moves, "an accepted move is missing or doubled in the store"
     return seqs
+
+
+async def archived_seqs(ledger: LedgerServer, room_id: str) -> list[int]:
+    async with ledger.store.read() as conn:
+        rows = await conn.execute(select(_schema.events.c.seq).where(_schema.events.c.room_id == room_id)
+                                  .order_by(_schema.events.c.seq))
+        return [r[0] for r in rows]
+
+
+async def assert_streams_and_ledger_agree(watchers, ledger: LedgerServer, room_id: str, stored: list[int]) -> None:
+    """Every stream saw each seq once, without a gap, to the last stored; the ledger
+    ends with exactly the stored seqs (polled with a deadline)."""
+    for seat, w in watchers.items():
+        seqs = [m.event.seq for m in w.messages if m.HasField("event")]
+        assert seqs == list(range(seqs[0], stored[-1] + 1)), f"seat {seat}: a gap or a duplicate"
+    deadline = time.monotonic() + 60
+    while await archived_seqs(ledger, room_id) != stored and time.monotonic() < deadline:
+        await asyncio.sleep(0.1)
+    assert await archived_seqs(ledger, room_id) == stored

@@ -14,11 +14,13 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from hand_engine.match import running_totals, standings
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger import _schema, reads
+from hand_ledger.consumer import LedgerConsumer
+from hand_ledger.ordering import Delivered
 from hand_ledger.store import LedgerStore
 
 _counter = itertools.count()
@@ -67,7 +69,7 @@ async def snapshot(store: LedgerStore, ratings: bool = True) -> dict[str, list[t
 
 
 async def assert_sheet_matches_engine(store: LedgerStore, run, expected_outcome: str = "") -> None:
-    """The ledger's sheet and result for ``run`` equal the engine's own (RULES.md §9–§10)."""
+    """The ledger's sheet and result for ``run`` equal the engine's own (docs/rules.md §9–§10)."""
     match, room_id = run.room.match, run.room.room_id
     partnership = match.options.partnership
     async with store.read() as conn:
@@ -101,3 +103,25 @@ async def assert_sheet_matches_engine(store: LedgerStore, run, expected_outcome:
     if expected_outcome:
         assert outcome.outcome == expected_outcome
     assert json.loads(json.dumps(sheet.options)) == match.options.to_dict()
+
+
+class Crash(BaseException):
+    """A simulated kill: not an ``Exception``, so nothing in the ledger catches it."""
+
+
+def all_events(runs) -> list[Delivered]:
+    return [e for run in runs.values() for e in run.events]
+
+
+async def ingest_in_order(url: str, runs) -> LedgerStore:
+    store = LedgerStore(url)
+    await store.start()
+    consumer = LedgerConsumer(store, None)
+    for run in runs.values():
+        await consumer.record(run.events)
+    return store
+
+
+async def archived(store: LedgerStore) -> int:
+    async with store.read() as conn:
+        return await conn.scalar(select(func.count()).select_from(_schema.events))

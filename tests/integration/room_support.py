@@ -10,11 +10,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import grpc
+import pytest
+from grpc_status import rpc_status
 
 from hand.v1 import actions_pb2, errors_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common.config import RoomConfig
+from hand_common.status import from_status
 from hand_engine import Options, resolve
 from hand_engine.cards import hand_value
 from hand_engine.search import candidates, max_value
@@ -24,11 +27,11 @@ from hand_room.server import RoomServer
 
 def rule_error_of(exc: grpc.aio.AioRpcError):
     """The ``hand.v1.RuleError`` detail of a failed call, or None."""
-    from grpc_status import rpc_status
-
-    from hand_common.status import from_status
-
     return from_status(rpc_status.from_call(exc)) if exc.trailing_metadata() else None
+
+
+#: the metadata of a call that followed ROOM_MOVED: any instance serves it (the fallback)
+REDIRECTED = (("hand-redirected", "1"),)
 
 
 def moved_to(exc: grpc.aio.AioRpcError) -> str | None:
@@ -260,3 +263,53 @@ async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeo
                 x.latest is None or seq_of(x.latest) < acted.last_seq for x in watchers.values()):
             await asyncio.sleep(0.002)
     raise AssertionError("match did not finish in time")
+
+
+async def refusal(call) -> tuple[grpc.StatusCode, errors_pb2.RuleError]:
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await call
+    detail = from_status(rpc_status.from_call(info.value))
+    assert detail is not None, "every refusal carries a RuleError"
+    assert detail.message and detail.message == info.value.details()
+    return info.value.code(), detail
+
+
+def name(detail: errors_pb2.RuleError) -> str:
+    return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
+
+
+async def started_room(stub, seats: int = 2):
+    created, players = await create_room(stub, "hand", seats=seats, rounds=1, turn_seconds=120)
+    await join_all(stub, created, players, seats)
+    room_id = created.room.room_id
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=7))
+    return room_id, players
+
+
+async def the_mover(stub):
+    """A started 2-seat room with a stream for seat 0 and one for the seat to move:
+    (room id, seat 0's watcher, the mover, the mover's watcher), both views arrived."""
+    room_id, players = await started_room(stub)
+    w = Watcher(stub, room_id, players[0].token)
+    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
+    mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
+    seat_w = Watcher(stub, room_id, mover.token)
+    await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
+    return room_id, w, mover, seat_w
+
+
+async def a_move_ready(stub):
+    """``the_mover``, that seat's discard, and the room's next seq once the streams' own
+    presence events have settled."""
+    room_id, w, mover, seat_w = await the_mover(stub)
+    discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
+    before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    while before != last:
+        await asyncio.sleep(0.5)
+        before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+    return room_id, w, mover, seat_w, discard, before
+
+
+def rule_code(exc: grpc.aio.AioRpcError) -> str:
+    detail = from_status(rpc_status.from_call(exc))
+    return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")

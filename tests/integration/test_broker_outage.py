@@ -13,42 +13,22 @@ from pathlib import Path
 
 import grpc
 import pytest
-from sqlalchemy import select
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common.config import LedgerConfig
 from hand_infra.eventstore import EventStore
 from hand_infra.settings import kafka_settings
-from hand_ledger import _schema
 from hand_ledger.server import LedgerServer
 from hand_room.domain.commands import Command, TurnTimeout
 from hand_room.domain.errors import RoomError
 from hand_room.server import RoomServer
 from hand_run import Broker, Stack
 
+from .chaos_support import assert_streams_and_ledger_agree
 from .room_support import Watcher, create_room, join_all, play_to_end, room_config, seq_of, wait_for
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
-
-
-async def archived_seqs(ledger: LedgerServer, room_id: str) -> list[int]:
-    async with ledger.store.read() as conn:
-        rows = await conn.execute(select(_schema.events.c.seq).where(_schema.events.c.room_id == room_id)
-                                  .order_by(_schema.events.c.seq))
-        return [r[0] for r in rows]
-
-
-async def assert_streams_and_ledger_agree(watchers, ledger: LedgerServer, room_id: str, stored: list[int]) -> None:
-    """Every stream saw each seq once, without a gap, to the last stored; the ledger
-    ends with exactly the stored seqs (polled with a deadline)."""
-    for seat, w in watchers.items():
-        seqs = [m.event.seq for m in w.messages if m.HasField("event")]
-        assert seqs == list(range(seqs[0], stored[-1] + 1)), f"seat {seat}: a gap or a duplicate"
-    deadline = time.monotonic() + 60
-    while await archived_seqs(ledger, room_id) != stored and time.monotonic() < deadline:
-        await asyncio.sleep(0.1)
-    assert await archived_seqs(ledger, room_id) == stored
 
 
 @pytest.mark.timeout(240)

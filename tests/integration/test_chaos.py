@@ -25,10 +25,9 @@ from hand_ledger.server import LedgerServer
 from hand_room.owner import partition_of
 from hand_run import Broker, Stack
 
-from .chaos_support import MatchDriver, assert_stored_once
-from .room_support import Watcher, create_room, join_all, wait_for
-from .test_broker_outage import assert_streams_and_ledger_agree
-from .test_room_failover import PARTITIONS, Instance
+from .chaos_support import MatchDriver, assert_stored_once, assert_streams_and_ledger_agree
+from .failover_support import PARTITIONS, Instance
+from .room_support import REDIRECTED, Watcher, create_room, join_all, wait_for
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
 
@@ -72,7 +71,9 @@ async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path
         await stub_a.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=8))
         owner, stub_owner, stub_surv = ((a, stub_a, stub_b) if partition_of(room_id, PARTITIONS) in a.owned()
                                         else (b, stub_b, stub_a))
-        watchers = {p.seat: Watcher(stub_surv, room_id, p.token) for p in players}
+        # the streams stay on the other instance through the chaos: the fallback path (marked as
+        # having followed a redirect, so a non-owner serves them)
+        watchers = {p.seat: Watcher(stub_surv, room_id, p.token, metadata=REDIRECTED) for p in players}
         driver = MatchDriver(players, watchers, [stub_owner, stub_surv])
         killed: dict[str, bool] = {"broker": False, "owner": False}
 

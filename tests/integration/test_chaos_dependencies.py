@@ -37,10 +37,9 @@ from hand_infra.settings import KafkaSettings, kafka_settings
 from hand_infra.topics import ensure_topics
 from hand_ledger.server import LedgerServer
 
-from .chaos_support import MatchDriver, assert_fast_unavailable, assert_stored_once
+from .chaos_support import MatchDriver, assert_fast_unavailable, assert_stored_once, assert_streams_and_ledger_agree
+from .failover_support import PARTITIONS, ROOT, Instance
 from .room_support import Watcher, create_room, join_all, rule_error_of, wait_for
-from .test_broker_outage import assert_streams_and_ledger_agree
-from .test_room_failover import PARTITIONS, ROOT, Instance
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="runs its own embedded broker")
 

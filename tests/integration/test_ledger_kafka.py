@@ -10,18 +10,16 @@ import time
 
 import pytest
 from aiokafka import AIOKafkaProducer
-from sqlalchemy import func, select
 from sqlalchemy.exc import OperationalError
 
 from hand_infra.topics import ensure_topics
-from hand_ledger import _schema
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.ordering import Delivered
 from hand_ledger.store import LedgerStore
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 
+from .ledger_fixtures import Crash, archived, ingest_in_order
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
-from .test_ledger_store import Crash, ingest_in_order
 
 
 def value(e: Delivered) -> bytes:
@@ -47,11 +45,6 @@ async def publish(broker, topic: str, runs, rng: random.Random) -> int:
     finally:
         await producer.stop()
     return sent
-
-
-async def archived(store: LedgerStore) -> int:
-    async with store.read() as conn:
-        return await conn.scalar(select(func.count()).select_from(_schema.events))
 
 
 async def wait_archived(store: LedgerStore, n: int, timeout: float = 180.0) -> None:

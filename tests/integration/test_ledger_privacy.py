@@ -16,7 +16,7 @@ from hand_ledger.privacy import Viewer
 from hand_ledger.reads import SeatInfo, Sheet
 from hand_sim.matches import play_match
 
-from .test_ledger_service import ledger, refused, signed_in  # noqa: F401 - fixture
+from .ledger_service_support import ledger, refused, signed_in  # noqa: F401 - fixture
 from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 
 ROOM = "room-fewer_penalty"  # seats: p0, p1

@@ -20,8 +20,7 @@ from hand_room.domain import encode
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
-from .test_ledger_kafka import archived
-from .test_ledger_store import ingest_in_order
+from .ledger_fixtures import archived, ingest_in_order
 
 
 async def fill_event_store(url: str, runs) -> EventStore:

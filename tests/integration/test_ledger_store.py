@@ -20,24 +20,8 @@ from hand_room.domain import RoundScored
 from hand_sim.matches import play_match, published
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 
+from .ledger_fixtures import Crash, all_events, ingest_in_order
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture
-
-
-class Crash(BaseException):
-    """A simulated kill: not an ``Exception``, so nothing in the ledger catches it."""
-
-
-def all_events(runs) -> list[Delivered]:
-    return [e for run in runs.values() for e in run.events]
-
-
-async def ingest_in_order(url: str, runs) -> LedgerStore:
-    store = LedgerStore(url)
-    await store.start()
-    consumer = LedgerConsumer(store, None)
-    for run in runs.values():
-        await consumer.record(run.events)
-    return store
 
 
 async def test_score_sheets_of_full_matches_equal_the_engines_results(ledger_db, scenario_runs) -> None:

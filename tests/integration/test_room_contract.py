@@ -13,16 +13,15 @@ from types import SimpleNamespace
 import grpc
 import pytest
 from aiokafka import AIOKafkaConsumer
-from grpc_status import rpc_status
 
-from hand.v1 import actions_pb2, errors_pb2, room_bus_pb2, room_events_pb2, room_pb2
+from hand.v1 import actions_pb2, room_bus_pb2, room_events_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
-from hand_common.status import from_status
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, seq_of, start_instance, topics_for, wait_for,
+    Watcher, a_move_ready, create_room, join_all, make_topics, name, refusal, seq_of, start_instance, started_room,
+    the_mover, topics_for, wait_for,
 )
 
 DRAW = actions_pb2.Action(draw_stock=actions_pb2.DrawStock())
@@ -41,27 +40,6 @@ async def stack(broker, tmp_path: Path, unique: str):
     finally:
         await channel.close()
         await server.stop(grace=0)
-
-
-async def refusal(call) -> tuple[grpc.StatusCode, errors_pb2.RuleError]:
-    with pytest.raises(grpc.aio.AioRpcError) as info:
-        await call
-    detail = from_status(rpc_status.from_call(info.value))
-    assert detail is not None, "every refusal carries a RuleError"
-    assert detail.message and detail.message == info.value.details()
-    return info.value.code(), detail
-
-
-def name(detail: errors_pb2.RuleError) -> str:
-    return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
-
-
-async def started_room(stub, seats: int = 2):
-    created, players = await create_room(stub, "hand", seats=seats, rounds=1, turn_seconds=120)
-    await join_all(stub, created, players, seats)
-    room_id = created.room.room_id
-    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=7))
-    return room_id, players
 
 
 async def test_watch_starts_with_a_snapshot_for_from_seq_0_k_and_the_head_and_refuses_past_the_end(stack):
@@ -266,30 +244,6 @@ async def _read(settings, topic: str, room_id: str, want: int) -> dict[int, room
     finally:
         await consumer.stop()
     return seen
-
-
-async def the_mover(stub):
-    """A started 2-seat room with a stream for seat 0 and one for the seat to move:
-    (room id, seat 0's watcher, the mover, the mover's watcher), both views arrived."""
-    room_id, players = await started_room(stub)
-    w = Watcher(stub, room_id, players[0].token)
-    await wait_for(lambda: w.latest is not None and w.latest.HasField("view"))
-    mover = next(p for p in players if p.seat == w.latest.view.turn.seat)
-    seat_w = Watcher(stub, room_id, mover.token)
-    await wait_for(lambda: seat_w.latest is not None and seat_w.latest.HasField("view"))
-    return room_id, w, mover, seat_w
-
-
-async def a_move_ready(stub):
-    """``the_mover``, that seat's discard, and the room's next seq once the streams' own
-    presence events have settled."""
-    room_id, w, mover, seat_w = await the_mover(stub)
-    discard = actions_pb2.Action(discard=actions_pb2.Discard(card=seat_w.latest.view.hand[0]))
-    before, last = -1, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
-    while before != last:
-        await asyncio.sleep(0.5)
-        before, last = last, (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
-    return room_id, w, mover, seat_w, discard, before
 
 
 async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavailable_not_internal(

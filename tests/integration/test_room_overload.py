@@ -9,6 +9,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from hand.v1 import errors_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
@@ -26,6 +27,7 @@ async def test_a_slow_store_past_capacity_refuses_the_excess_at_once_and_keeps_w
                                   HAND_ROOM_MAX_QUEUE_DELAY_MS="50", HAND_ROOM_MAX_PENDING="20")
     await wait_for(lambda: len(server.owner.owned) == 4, 30)
     real, written = server.store.append_batch, set()
+    shed_before = REGISTRY.get_sample_value("hand_room_overload_refusals_total", {"reason": "queue"}) or 0.0
 
     async def slow(items):  # every pass takes 0.3 s: far past what 60 callers at once need
         await asyncio.sleep(0.3)
@@ -58,4 +60,6 @@ async def test_a_slow_store_past_capacity_refuses_the_excess_at_once_and_keeps_w
             assert got.room.seat_count == 2
         assert written == {o.room.room_id for o in accepted}, "a refused command was written"
         assert server.owner.admission.refused == len(refused)
+        shed = REGISTRY.get_sample_value("hand_room_overload_refusals_total", {"reason": "queue"})
+        assert shed - shed_before == len(refused), "the overload refusals are counted for operators"
     await server.stop(0)

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from prometheus_client import REGISTRY
 
 from hand.v1 import actions_pb2, errors_pb2
 from hand.v1 import room_service_pb2 as pb
@@ -76,6 +77,7 @@ async def test_a_room_is_created_where_it_is_asked_and_act_and_watch_elsewhere_a
     assert info.owner.address == pair.b.target, "any instance names the owner"
 
     host = players[0]
+    redirected = REGISTRY.get_sample_value("hand_room_commands_total", {"kind": "redirect", "path": "redirected"}) or 0
     with pytest.raises(grpc.aio.AioRpcError) as moved:
         await pair.stub_a.Act(pb.ActRequest(room_id=room_id, seat_token=host.token, action_id="a1",
                                             action=actions_pb2.Action(draw_stock=actions_pb2.DrawStock())))
@@ -84,6 +86,8 @@ async def test_a_room_is_created_where_it_is_asked_and_act_and_watch_elsewhere_a
     assert detail.code == errors_pb2.ERROR_CODE_ROOM_MOVED
     assert detail.params["owner_address"] == pair.b.target
     assert detail.params["owner_instance"] == pair.b.instance_id
+    assert REGISTRY.get_sample_value("hand_room_commands_total",
+                                     {"kind": "redirect", "path": "redirected"}) == redirected + 1
 
     w = Watcher(pair.stub_a, room_id, host.token)
     await wait_for(lambda: w.error is not None, 10)

@@ -11,16 +11,14 @@ import grpc
 import pytest
 
 from hand.v1 import actions_pb2
-from hand.v1 import errors_pb2
 from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
-from hand_common.status import from_status
-from grpc_status import rpc_status
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, play_to_end, seq_of, start_instance, topics_for, wait_for,
+    Watcher, create_room, join_all, make_topics, play_to_end, rule_code, seq_of, start_instance, topics_for,
+    wait_for,
 )
 
 
@@ -36,11 +34,6 @@ async def stack(broker, tmp_path: Path, unique: str):
     finally:
         await channel.close()
         await server.stop(grace=0)
-
-
-def rule_code(exc: grpc.aio.AioRpcError) -> str:
-    detail = from_status(rpc_status.from_call(exc))
-    return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
 
 
 def kind(msg: pb.WatchResponse) -> str | None:

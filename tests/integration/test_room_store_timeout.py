@@ -17,8 +17,7 @@ import pytest
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 
-from .room_support import make_topics, start_instance, topics_for
-from .test_room_contract import a_move_ready, name, refusal
+from .room_support import a_move_ready, make_topics, name, refusal, start_instance, topics_for
 
 TIMEOUT_S = 0.3
 

@@ -19,9 +19,8 @@ from hand_common.sessionkeys import private_key
 from hand_common.status import from_status
 
 from .room_support import (
-    Watcher, create_room, join_all, make_topics, play_to_end, selection, start_instance, topics_for,
+    Watcher, create_room, join_all, make_topics, play_to_end, rule_code, selection, start_instance, topics_for,
 )
-from .test_room_service import rule_code
 
 
 @pytest.fixture

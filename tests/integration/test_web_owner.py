@@ -22,9 +22,10 @@ from hand_web.adapter import method_info
 from hand_web.server import WebServer
 
 from .room_support import create_room, make_topics, start_instance, topics_for, wait_for
-from .test_web_redirect import PROTOCOLS, SERVICE, _client
+from .web_support import PROTOCOLS, client
 
 PARTITIONS = 4
+SERVICE = pb.DESCRIPTOR.services_by_name["RoomService"]
 
 
 @pytest.fixture
@@ -63,25 +64,25 @@ async def test_a_browser_is_sent_to_the_owner_and_a_marked_call_is_served(two, p
     assert owner.address == a.target and owner.web_url == "https://a.rooms.example", owner
     act = pb.ActRequest(room_id=room_id, seat_token=created.seat_token, action_id="web-owner-1",
                         action=actions_pb2.Action(draw_stock=actions_pb2.DrawStock()))
-    async with _client(b_web, protocol) as client:
+    async with client(b_web, protocol) as browser:
         with pytest.raises(ConnectError) as refused:
-            await client.execute_unary(request=act, method=method_info(SERVICE, "Act"))
+            await browser.execute_unary(request=act, method=method_info(SERVICE, "Act"))
         rule = _moved(refused.value)
         assert rule.code == errors_pb2.ERROR_CODE_ROOM_MOVED
         assert dict(rule.params) == {"owner_address": a.target, "owner_web_url": "https://a.rooms.example",
                                      "owner_instance": owner.instance_id}
         with pytest.raises(ConnectError) as watch_refused:
-            async for _ in client.execute_server_stream(request=pb.WatchRequest(room_id=room_id),
+            async for _ in browser.execute_server_stream(request=pb.WatchRequest(room_id=room_id),
                                                         method=method_info(SERVICE, "Watch")):
                 pass
         assert _moved(watch_refused.value).params["owner_web_url"] == "https://a.rooms.example"
         # Marked: served by b (forwarded to a); the match has not started, so the rules refuse it.
         with pytest.raises(ConnectError) as served:
-            await client.execute_unary(request=act, method=method_info(SERVICE, "Act"),
+            await browser.execute_unary(request=act, method=method_info(SERVICE, "Act"),
                                        headers={"hand-redirected": "1"})
         [detail] = served.value.details
         assert errors_pb2.RuleError.FromString(detail.message_bytes).code != errors_pb2.ERROR_CODE_ROOM_MOVED
-        snapshot = await anext(aiter(client.execute_server_stream(
+        snapshot = await anext(aiter(browser.execute_server_stream(
             request=pb.WatchRequest(room_id=room_id), method=method_info(SERVICE, "Watch"),
             headers={"hand-redirected": "1"})))
         assert snapshot.HasField("snapshot")

@@ -14,8 +14,6 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import pytest
-from connectrpc.client import ConnectClient
-from connectrpc.compat import google_protobuf_binary_codec
 from connectrpc.errors import ConnectError
 from connectrpc.protocol import ProtocolType
 
@@ -27,10 +25,9 @@ from hand_room.status import to_status
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
 
-from .test_web_protocol import _preflight
+from .web_support import PROTOCOLS, client, preflight
 
 SERVICE = pb.DESCRIPTOR.services_by_name["RoomService"]
-PROTOCOLS = [ProtocolType.CONNECT, ProtocolType.GRPC_WEB]
 OWNER = {"owner_address": "hand-room-1.hand-room.games.svc:50052",
          "owner_web_url": "https://room-1.hand.example", "owner_instance": "room-1"}
 PAGE = "http://app.example"
@@ -72,11 +69,6 @@ async def web() -> AsyncIterator[tuple[NotTheOwner, WebServer]]:
         await server.stop()
 
 
-def _client(web: WebServer, protocol: ProtocolType) -> ConnectClient:
-    return ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
-                         send_compression=None)
-
-
 def _moved(error: ConnectError) -> errors_pb2.RuleError:
     assert error.code.name == "FAILED_PRECONDITION"
     [detail] = error.details
@@ -91,9 +83,9 @@ ACT_PATH = "/hand.v1.RoomService/Act"
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
 async def test_room_moved_reaches_the_browser_with_the_owners_endpoint(web, protocol: ProtocolType) -> None:
     servicer, server = web
-    async with _client(server, protocol) as client:
+    async with client(server, protocol) as browser:
         with pytest.raises(ConnectError) as refused:
-            await client.execute_unary(request=ACT, method=method_info(SERVICE, "Act"),
+            await browser.execute_unary(request=ACT, method=method_info(SERVICE, "Act"),
                                        headers={"accept-language": "ar"})
     rule = _moved(refused.value)
     assert rule.code == errors_pb2.ERROR_CODE_ROOM_MOVED
@@ -105,8 +97,8 @@ async def test_room_moved_reaches_the_browser_with_the_owners_endpoint(web, prot
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])
 async def test_the_redirected_header_reaches_the_servicer_on_act(web, protocol: ProtocolType) -> None:
     servicer, server = web
-    async with _client(server, protocol) as client:
-        answer = await client.execute_unary(request=ACT, method=method_info(SERVICE, "Act"),
+    async with client(server, protocol) as browser:
+        answer = await browser.execute_unary(request=ACT, method=method_info(SERVICE, "Act"),
                                             headers={"hand-redirected": "1"})
     assert answer.last_seq == 7
     assert servicer.seen[-1]["hand-redirected"] == "1"
@@ -116,12 +108,12 @@ async def test_the_redirected_header_reaches_the_servicer_on_act(web, protocol: 
 async def test_watch_is_refused_then_served_when_marked(web, protocol: ProtocolType) -> None:
     servicer, server = web
     request = pb.WatchRequest(room_id="r1", from_seq=3)
-    async with _client(server, protocol) as client:
+    async with client(server, protocol) as browser:
         with pytest.raises(ConnectError) as refused:
-            async for _ in client.execute_server_stream(request=request, method=method_info(SERVICE, "Watch")):
+            async for _ in browser.execute_server_stream(request=request, method=method_info(SERVICE, "Watch")):
                 pass
         assert dict(_moved(refused.value).params) == OWNER
-        messages = [m async for m in client.execute_server_stream(
+        messages = [m async for m in browser.execute_server_stream(
             request=request, method=method_info(SERVICE, "Watch"), headers={"hand-redirected": "1"})]
     assert [m.snapshot.next_seq for m in messages] == [3]
     assert servicer.seen[-1]["hand-redirected"] == "1"
@@ -129,10 +121,10 @@ async def test_watch_is_refused_then_served_when_marked(web, protocol: ProtocolT
 
 async def test_a_page_of_an_allowed_origin_may_send_the_redirected_header(web) -> None:
     _, server = web
-    asked = await asyncio.to_thread(_preflight, server, PAGE, ACT_PATH,
+    asked = await asyncio.to_thread(preflight, server, PAGE, ACT_PATH,
                                     "authorization,content-type,connect-protocol-version,hand-redirected")
     assert asked.status == 204 and asked.getheader("access-control-allow-origin") == PAGE
     assert "hand-redirected" in asked.getheader("access-control-allow-headers")
-    default = await asyncio.to_thread(_preflight, server, PAGE, ACT_PATH, None)
+    default = await asyncio.to_thread(preflight, server, PAGE, ACT_PATH, None)
     assert "hand-redirected" in default.getheader("access-control-allow-headers")
     assert "authorization" in default.getheader("access-control-allow-headers")

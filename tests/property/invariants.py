@@ -1,4 +1,4 @@
-"""Checks of RULES.md §13 applied after every move of a random game."""
+"""Checks of docs/rules.md §13 applied after every move of a random game."""
 
 from __future__ import annotations
 

@@ -6,7 +6,8 @@ round (the public history, used by ``expert``; kept small here with
 ``EXPERT_BUDGET``, no CPU cap, so every round replays exactly).
 
 Rounds per preset: ``HAND_BOT_ROUNDS`` (default 8 in ``make test``, about
-150 rounds in all; ``make soak-bots`` plays 100 per preset). Each round seats
+150 rounds in all; ``make soak-bots`` plays 100 per preset). Marked slow:
+``make test-fast`` leaves these games out. Each round seats
 a rotating mix of the levels, so every level meets every other level.
 """
 
@@ -26,6 +27,9 @@ from hand_engine.perspective import perspective
 ROUNDS = int(os.environ.get("HAND_BOT_ROUNDS", "8"))
 MAX_REQUESTS = 20_000
 EXPERT_BUDGET = Budget(rollouts=8, cpu_ms=None, draws=8)
+
+#: whole rounds of every level: minutes, so ``make test-fast`` leaves them out (``make test`` runs them)
+pytestmark = pytest.mark.slow
 
 
 def seat_counts(preset: str) -> list[int]:

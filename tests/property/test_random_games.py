@@ -1,4 +1,4 @@
-"""Property tests: random legal games of every preset keep RULES.md §13's invariants.
+"""Property tests: random legal games of every preset keep docs/rules.md §13's invariants.
 
 The number of rounds per preset is ``HAND_PROPERTY_ROUNDS`` (default 12 in
 ``make test``; ``make soak`` plays thousands).

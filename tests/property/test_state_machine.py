@@ -1,7 +1,7 @@
 """A hypothesis state machine plays random moves, legal or not, against the engine.
 
 Illegal moves must raise RuleViolation and change nothing; legal ones must
-keep every invariant of RULES.md §13. Shrinking yields a minimal bad game.
+keep every invariant of docs/rules.md §13. Shrinking yields a minimal bad game.
 """
 
 from __future__ import annotations

@@ -15,34 +15,16 @@ from hand_bot.belief import Belief, related, visible
 from hand_bot.expert import Budget, candidates, search
 from hand_bot.history import public_history
 from hand_bot.policy import choose_moves
-from hand_engine import DrawStock, TakeDiscard, apply, random_step, redact, resolve, start_round
+from hand_engine import DrawStock, TakeDiscard, apply
 from hand_engine import CardDiscarded, StockDrawn
 from hand_engine import check_state
 from hand_engine import determinize, perspective
 from hand_sim.positions import build
 from tests.rule_helpers import c, opts
-from tests.unit.test_bots import reshuffle_hidden
+from tests.bot_support import played, reshuffle_hidden, seen_by
 
 #: a small search budget: tests stay quick and exactly reproducible (no CPU cap)
 SMALL = Budget(rollouts=12, cpu_ms=None, draws=8)
-
-
-def played(preset: str, seed: int, moves: int):
-    """A round after ``moves`` random legal moves (short of its end) and its events."""
-    state, events = start_round(resolve(preset), 4, seed=seed)
-    log = list(events)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        nxt, evs, _ = random_step(state, rng)
-        if nxt.result is not None:
-            break
-        state = nxt
-        log.extend(evs)
-    return state, log
-
-
-def seen_by(log, seat: int) -> list:
-    return [redact(e, seat) for e in log]
 
 
 # ------------------------------------------------------------------ history

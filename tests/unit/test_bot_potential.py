@@ -7,7 +7,7 @@ from __future__ import annotations
 from hand_bot.potential import DECAY, Potential
 from hand_sim.positions import build
 from tests.rule_helpers import c, cs, opts
-from tests.unit.test_bots import mid_game, reshuffle_hidden
+from tests.bot_support import mid_game, played, reshuffle_hidden, seen_by
 
 OPENABLE = "KS QS JS 7H 7D 7C AD AH AS 4C 2S 9D 5H"  # 30 + 21 + 33 melds: opens at once
 
@@ -54,7 +54,6 @@ def test_only_public_information_and_exact_replay() -> None:
 def test_draws_dealt_from_the_belief_never_hold_a_card_known_to_be_in_another_hand() -> None:
     from hand_bot.belief import Belief
     from hand_bot.history import public_history
-    from tests.unit.test_bot_expert import played, seen_by
 
     checked = 0
     for seed in range(1, 40):

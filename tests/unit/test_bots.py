@@ -20,6 +20,7 @@ from hand_engine import (
 from hand_engine.perspective import determinize, perspective
 from hand_engine.state import RoundState
 from hand_sim.positions import build
+from tests.bot_support import mid_game, reshuffle_hidden
 from tests.rule_helpers import c, cs, opts
 
 
@@ -39,31 +40,6 @@ def laid_cards(actions: list) -> set[int]:
 
 
 # ------------------------------------------------------------------ no cheating
-def mid_game(preset: str = "hand", seed: int = 3, moves: int = 70) -> RoundState:
-    state, _ = start_round(resolve(preset), 4, seed=seed)
-    rng = random.Random(seed)
-    for _ in range(moves):
-        nxt, _, _ = random_step(state, rng)
-        if nxt.result is not None:
-            break  # stop short of the round's end
-        state = nxt
-    return state
-
-
-def reshuffle_hidden(state: RoundState, seat: int, seed: int) -> RoundState:
-    """The same public position and seat hand; other hands and the stock dealt anew."""
-    hidden = [x for i, s in enumerate(state.seats) if i != seat for x in s.hand] + list(state.stock)
-    random.Random(seed).shuffle(hidden)
-    seats = []
-    for i, s in enumerate(state.seats):
-        if i == seat:
-            seats.append(s)
-        else:
-            seats.append(replace(s, hand=tuple(sorted(hidden[:len(s.hand)]))))
-            hidden = hidden[len(s.hand):]
-    return replace(state, seats=tuple(seats), stock=tuple(hidden), seed=seed, deck=tuple(reversed(state.deck)))
-
-
 @pytest.fixture
 def exact_expert(monkeypatch):
     """Expert on a rollout budget only: a CPU cap could end two searches at different samples."""

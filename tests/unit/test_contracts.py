@@ -209,7 +209,7 @@ def test_start_round_takes_a_seed_or_an_explicit_deck():
 
 
 def test_seat_view_has_no_field_for_secrets():
-    """A view never carries the stock order, the deal or the seed (RULES.md §11)."""
+    """A view never carries the stock order, the deal or the seed (docs/rules.md §11)."""
     fields = set(views_pb2.SeatView.DESCRIPTOR.fields_by_name)
     assert not fields & {"stock", "deck", "seed", "rebuild_orders", "seats_hands"}
 

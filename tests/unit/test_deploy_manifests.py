@@ -128,12 +128,17 @@ def _selects_infra(service: dict[str, Any]) -> bool:
     )
 
 
+def _stack_services() -> dict[str, dict[str, Any]]:
+    """Compose services of the stack itself (not the observability profile's: their own test file)."""
+    return {n: s for n, s in _compose()["services"].items() if "observability" not in s.get("profiles", ())}
+
+
 def _hand_compose_services() -> dict[str, dict[str, Any]]:
-    return {n: s for n, s in _compose()["services"].items() if not _is_infra(s.get("image"))}
+    return {n: s for n, s in _stack_services().items() if not _is_infra(s.get("image"))}
 
 
 def _infra_compose_services() -> dict[str, dict[str, Any]]:
-    return {n: s for n, s in _compose()["services"].items() if _is_infra(s.get("image"))}
+    return {n: s for n, s in _stack_services().items() if _is_infra(s.get("image"))}
 
 
 def _module_of(command: list[str] | str | None) -> str | None:
@@ -261,7 +266,9 @@ def test_kubernetes_ports_and_probes_use_the_configured_port() -> None:
             port = spec.default_port
             env = {var["name"]: var.get("value") for var in container.get("env", [])}
             assert env.get(spec.port_var, str(port)) == str(port), name
-            assert [p["containerPort"] for p in container["ports"]] == [port], name
+            assert [p["containerPort"] for p in container["ports"] if p["name"] != "metrics"] == [port], name
+            metrics = [p["containerPort"] for p in container["ports"] if p["name"] == "metrics"]
+            assert metrics == [int(env[spec.port_var.replace("_PORT", "_METRICS_PORT")])], name
             for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
                 if probe in container:
                     assert container[probe]["grpc"]["port"] == port, f"{name} {probe}"

@@ -4,32 +4,49 @@ Service, and each compose instance its own published port."""
 
 from __future__ import annotations
 
-from test_deploy_manifests import (  # tests/unit is on sys.path (rootdir-relative imports)
-    SERVICE_MODULES, _compose, _compose_env, _containers, _hand_containers, _k8s_documents, _module_of,
-)
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from hand_common.config import SERVICES
+
+ROOT = Path(__file__).resolve().parents[2]
+ROOM_PORT = SERVICES["room"].default_port
 
 
-def test_each_room_pod_advertises_its_own_stable_address() -> None:
-    """Clients reach a room's owner (docs/clients.md): every room pod names itself by its pod's DNS
-    name through the headless Service, on the gRPC port; compose gives each instance its own."""
-    [(name, room)] = [(n, d) for n, d in _k8s_documents()
-                      if any(_module_of(c.get("command")) == "hand_room" for c in _containers(d))]
-    assert room["kind"] == "StatefulSet", name
+def _runs_room(service_or_pod: dict[str, Any]) -> bool:
+    command = service_or_pod.get("command") or []
+    return "-m" in command and command[command.index("-m") + 1] == "hand_room"
+
+
+def _k8s() -> list[dict[str, Any]]:
+    return [d for p in sorted((ROOT / "deploy" / "k8s").glob("*.yaml"))
+            for d in yaml.safe_load_all(p.read_text(encoding="utf-8")) if d]
+
+
+def test_each_room_pod_advertises_its_stable_dns_name() -> None:
+    documents = _k8s()
+    [room] = [d for d in documents if d["kind"] in ("Deployment", "StatefulSet")
+              and any(_runs_room(c) for c in d["spec"]["template"]["spec"]["containers"])]
+    assert room["kind"] == "StatefulSet", "a stable name per pod"
     service = room["spec"]["serviceName"]
-    [headless] = [d for _, d in _k8s_documents() if d["kind"] == "Service" and d["metadata"]["name"] == service]
+    [headless] = [d for d in documents if d["kind"] == "Service" and d["metadata"]["name"] == service]
     assert headless["spec"]["clusterIP"] == "None"
-    [container] = _hand_containers(room)
+    [container] = room["spec"]["template"]["spec"]["containers"]
     env = {var["name"]: var for var in container["env"]}
     assert env["POD_NAME"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.name"
     assert env["POD_NAMESPACE"]["valueFrom"]["fieldRef"]["fieldPath"] == "metadata.namespace"
     names = list(env)
     assert names.index("POD_NAME") < names.index("HAND_ROOM_ADVERTISED_ADDRESS"), "defined before use"
-    port = SERVICE_MODULES["hand_room"].default_port
-    assert env["HAND_ROOM_ADVERTISED_ADDRESS"]["value"] == f"$(POD_NAME).{service}.$(POD_NAMESPACE).svc:{port}"
-    rooms = [s for s in _compose()["services"].values() if _module_of(s.get("command")) == "hand_room"]
-    addresses = [_compose_env(s).get("HAND_ROOM_ADVERTISED_ADDRESS") for s in rooms]
+    assert env["HAND_ROOM_ADVERTISED_ADDRESS"]["value"] == f"$(POD_NAME).{service}.$(POD_NAMESPACE).svc:{ROOM_PORT}"
+
+
+def test_each_compose_room_instance_advertises_its_own_published_port() -> None:
+    services = yaml.safe_load((ROOT / "docker-compose.yml").read_text(encoding="utf-8"))["services"]
+    rooms = [s for s in services.values() if _runs_room(s)]
     assert len(rooms) >= 2 and all(s.get("deploy", {}).get("replicas", 1) == 1 for s in rooms)
+    addresses = [s["environment"].get("HAND_ROOM_ADVERTISED_ADDRESS") for s in rooms]
     assert None not in addresses and len(set(addresses)) == len(addresses), addresses
-    for service_def, address in zip(rooms, addresses):
-        published = [str(p) for p in service_def.get("ports", [])]
-        assert any(p.startswith(f"{address}:") for p in published), (address, published)
+    for room, address in zip(rooms, addresses):
+        assert [str(p) for p in room["ports"]] == [f"{address}:{ROOM_PORT}"], (address, room["ports"])

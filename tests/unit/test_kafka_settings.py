@@ -48,3 +48,16 @@ def test_consumers_commit_by_hand_from_earliest_with_bounded_fetch_wait_and_fail
 def test_the_event_store_defaults_to_a_sqlite_file() -> None:
     assert eventstore_url({}) == DEFAULT_EVENTSTORE_URL
     assert eventstore_url({"HAND_EVENTSTORE_URL": "postgresql://h/db"}) == "postgresql://h/db"
+
+
+def test_clients_built_from_the_settings_never_create_a_topic_by_asking_for_it() -> None:
+    """aiokafka sends allow_auto_topic_creation=True in every MetadataRequest v4+ and has no
+    option for it; the settings' kwargs turn it off for clients and admin clients alike
+    (docs/decisions/0019-topics-checked.md)."""
+    from aiokafka import client
+    from aiokafka.admin import client as admin_client
+
+    kafka_settings({}).with_bootstrap("127.0.0.1:9").consumer_kwargs("g")
+    for module in (client, admin_client):
+        request = module.MetadataRequest(["hand.room-commands"]).prepare({3: (0, 12)})
+        assert request.API_VERSION == 5 and request.allow_auto_topic_creation is False, module.__name__

@@ -1,5 +1,5 @@
 """The ledger's pure parts: per-room ordering with safe offsets, score-sheet rows,
-tie-break outcomes (RULES.md §9–§10), ratings, and the replay check."""
+tie-break outcomes (docs/rules.md §9–§10), ratings, and the replay check."""
 
 from __future__ import annotations
 

@@ -3,8 +3,6 @@ the codecs and what each audience sees."""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from hand_engine import DrawStock, auto_turn, resolve
@@ -17,31 +15,8 @@ from hand_room.domain.command_codec import decode_command, encode_command
 from hand_room.domain.commands import (
     Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
 )
-from hand_room.domain.decide import decide
 from hand_room.domain.errors import RoomError
-from hand_room.rules_port import LocalRules
-
-
-class Room:
-    """Applies commands like the owner does, keeping the recorded events."""
-
-    def __init__(self) -> None:
-        self.room = None
-        self.events: list = []
-        self.rules = LocalRules()
-
-    def run(self, body, seat: int | None = None):
-        d = asyncio.run(decide(self.room, Command("r1", body, seat=seat), 0.0, self.rules))
-        # what is stored and read back is what the next decision sees
-        self.events += [decode(encode(e)) for e in d.events]
-        self.room = d.room
-        return d
-
-    def kinds(self) -> list[str]:
-        return [e.kind for e in self.events]
-
-    def of(self, cls) -> list:
-        return [e.event for e in self.events if isinstance(e.event, cls)]
+from tests.room_domain_support import Room
 
 
 def new_match(preset: str, seats: int, rounds: int, **overrides) -> Room:

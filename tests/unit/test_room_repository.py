@@ -11,7 +11,7 @@ from hand_room.domain import encode, evolve
 from hand_room.domain.commands import CreateRoom, JoinRoom
 from hand_room.repository import RoomRepository
 
-from tests.unit.test_room_domain import Room
+from tests.room_domain_support import Room
 
 
 class SlowStore:

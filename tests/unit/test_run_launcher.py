@@ -43,8 +43,8 @@ async def test_a_failed_start_stops_the_components_already_started() -> None:
 
 def test_the_rules_service_is_a_component_configured_from_the_environment() -> None:
     components = build({"HAND_RULES_HOST": "0.0.0.0", "HAND_RULES_PORT": "6000"})
-    assert [c.name for c in components] == ["broker", "rules", "room", "bot", "ledger", "auth", "web"]
-    rules = components[1]
+    assert [c.name for c in components] == ["metrics", "broker", "rules", "room", "bot", "ledger", "auth", "web"]
+    rules = components[2]
     assert rules.name == "rules" and rules.config.port == 6000
     with pytest.raises(ConfigError):
         build({"HAND_RULES_PORT": "seventy"})

@@ -1,4 +1,4 @@
-"""RULES.md §1 — Cards: 106 physical cards, stable ids, text notation, values."""
+"""docs/rules.md §1 — Cards: 106 physical cards, stable ids, text notation, values."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §2 — Seats, deal, turn order."""
+"""docs/rules.md §2 — Seats, deal, turn order."""
 
 from __future__ import annotations
 

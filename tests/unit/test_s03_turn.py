@@ -1,4 +1,4 @@
-"""RULES.md §3 — a turn: draw, take obligations, returns and the no-dead-end rule.
+"""docs/rules.md §3 — a turn: draw, take obligations, returns and the no-dead-end rule.
 
 Every position is built in the draw phase and reached through ``apply``;
 every refused move is checked to leave the state unchanged.

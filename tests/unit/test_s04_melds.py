@@ -1,4 +1,4 @@
-"""RULES.md §4 — Melds: sets, runs, jokers and their stand-ins, meld values.
+"""docs/rules.md §4 — Melds: sets, runs, jokers and their stand-ins, meld values.
 
 Every case is played through ``apply`` on a built position: seat 0 is open
 and in the play step, holding the meld's cards plus two spare cards.
@@ -521,5 +521,5 @@ def test_a_meld_belongs_to_its_layer_and_anyone_open_may_extend_it() -> None:
 
 
 def test_r2019_takes_cannot_be_returned() -> None:
-    """Ruling on decision 0103 (RULES.md §12): r2019's duty to meld after a take has no undo."""
+    """Ruling on decision 0103 (docs/rules.md §12): r2019's duty to meld after a take has no undo."""
     assert resolve("r2019").take_return == "never"

@@ -1,4 +1,4 @@
-"""RULES.md §5 — opening: one atomic submission, the threshold, the recorded
+"""docs/rules.md §5 — opening: one atomic submission, the threshold, the recorded
 opening total (turn / submission), fixed and escalating thresholds, and
 partnership opening by player or by team."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §6 — Laying off and retrieving jokers (all through ``apply``)."""
+"""docs/rules.md §6 — Laying off and retrieving jokers (all through ``apply``)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""RULES.md §7 — going out (discard_required / meld_out_allowed), the first
+"""docs/rules.md §7 — going out (discard_required / meld_out_allowed), the first
 turn (out_on_first_turn), the Hand finish (new_melds_only / own_melds_ok),
 hand_needs_threshold and hand_multiplier."""
 

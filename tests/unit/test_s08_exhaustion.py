@@ -1,4 +1,4 @@
-"""RULES.md §8 — stock exhaustion: rebuilding the stock from the pile
+"""docs/rules.md §8 — stock exhaustion: rebuilding the stock from the pile
 (reshuffle_keep_top), the rebuild limit (max_reshuffles, 0 = unlimited), the
 turn limit (max_turns) and how an exhausted round is scored
 (exhausted_round = score_as_is / void, team sums in partnership).

@@ -1,4 +1,4 @@
-"""RULES.md §9 — scoring a round: −30 for going out, +100 flat for an unopened
+"""docs/rules.md §9 — scoring a round: −30 for going out, +100 flat for an unopened
 player, the cards left otherwise; a Hand multiplies every score once;
 partnership team scores; every recorded field of a round result."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §10 — the match: a fixed number of rounds, running totals (which
+"""docs/rules.md §10 — the match: a fixed number of rounds, running totals (which
 may go negative), dealer rotation, and the tie-break for the lowest total
 (most_outs, playoff, shared), in individual and partnership play."""
 

@@ -1,4 +1,4 @@
-"""RULES.md §11 — what players see (views and event redaction), the staging
+"""docs/rules.md §11 — what players see (views and event redaction), the staging
 helper (green / neutral / red, the opening counter) and the automatic turn."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""RULES.md §14 — every worked example, played through ``apply`` on built positions."""
+"""docs/rules.md §14 — every worked example, played through ``apply`` on built positions."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 // The staging helper: RulesService.EvaluateStaging and SuggestMelds need a RoundState, which never
 // leaves the server. The seat builds a stand-in from its own view: its hand, the public table, and
 // the cards it cannot see dealt arbitrarily to the other hands and the stock (the verdicts depend only
-// on the seat's hand, the table, the options and the threshold, RULES.md §11).
+// on the seat's hand, the table, the options and the threshold, docs/rules.md §11).
 import { create } from "@bufbuild/protobuf";
 import { rules } from "./api";
 import { RoundStateSchema, TurnSchema, SeatStateSchema, type RoundState } from "./gen/hand/v1/state_pb";

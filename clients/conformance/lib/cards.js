@@ -31,7 +31,7 @@ function text(id) {
   return `${RANKS[rank - 1]}${SUITS[suit]}${copy === 2 ? '#2' : ''}`;
 }
 
-/** Hand value of a card (RULES.md §1): ace 11, faces 10, jokers 15 (default). */
+/** Hand value of a card (docs/rules.md §1): ace 11, faces 10, jokers 15 (default). */
 function value(id) {
   if (isJoker(id)) return 15;
   const { rank } = decode(id);

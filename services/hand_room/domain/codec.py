@@ -66,7 +66,8 @@ def _body(ev: RoomEvent):
         case RoomCreated():
             return pb.RoomCreated(join_code=ev.code, visibility=_VIS[ev.public], preset=ev.preset,
                                   options=options_to_proto(ev.options), seat_count=ev.seats,
-                                  turn_seconds=ev.turn_seconds, host_seat=ev.host_seat)
+                                  turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
+                                  waiting_ttl_s=ev.waiting_ttl_s)
         case SeatTaken():
             return pb.SeatTaken(seat=ev.seat, kind=_KIND[ev.kind], name=ev.name,
                                 bot_level=_LEVEL.get(ev.bot_level, 0), player_id=ev.player_id,
@@ -112,7 +113,8 @@ def _event(member: str, b) -> RoomEvent:
         case "room_created":
             return RoomCreated(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                                preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
-                               turn_seconds=b.turn_seconds, host_seat=b.host_seat)
+                               turn_seconds=b.turn_seconds, host_seat=b.host_seat,
+                               waiting_ttl_s=b.waiting_ttl_s)
         case "seat_taken":
             return SeatTaken(seat=b.seat, kind=KIND_NAMES[b.kind], name=b.name,
                              bot_level=LEVEL_NAMES.get(b.bot_level, ""), player_id=b.player_id,

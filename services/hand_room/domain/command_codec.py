@@ -21,7 +21,8 @@ def _body(b) -> tuple[str, object]:
             return "create_room", pb.CreateRoomCommand(
                 join_code=b.code, visibility=_VIS[b.public], preset=b.preset,
                 options=options_to_proto(b.options), seat_count=b.seats, turn_seconds=b.turn_seconds,
-                player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash)
+                player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash,
+                waiting_ttl_s=b.waiting_ttl_s)
         case JoinRoom():
             return "join_room", pb.JoinRoomCommand(player_name=b.player_name, player_id=b.player_id,
                                                    wanted_seat=b.wanted_seat, token_hash=b.token_hash)
@@ -65,7 +66,7 @@ def _from(member: str, b):
             return CreateRoom(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                               preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
                               turn_seconds=b.turn_seconds, player_name=b.player_name, player_id=b.player_id,
-                              token_hash=b.token_hash)
+                              token_hash=b.token_hash, waiting_ttl_s=b.waiting_ttl_s)
         case "join_room":
             return JoinRoom(player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash,
                             wanted_seat=_opt(b, "wanted_seat"))

@@ -27,6 +27,7 @@ class CreateRoom:
     player_name: str
     player_id: str
     token_hash: str
+    waiting_ttl_s: int = 0
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,8 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
             raise RoomError(RoomCode.SEAT_TOKEN_EXPIRED, "the match is over", field="seat_token",
                             reason="match_ended")
         raise RoomError(RoomCode.MATCH_OVER, "the match is over")
+    if room.expired_at(now) and not isinstance(cmd.body, (Presence, LeaveRoom)):
+        raise RoomError(RoomCode.ROOM_NOT_FOUND, "the room expired before its match started", reason="expired")
     d = Decision(room, cmd.room_id, now)
     await handler(d, cmd, rules)
     return d
@@ -102,7 +104,7 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
 async def _create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     body: CreateRoom = cmd.body
     d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
-                      seats=body.seats, turn_seconds=body.turn_seconds))
+                      seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s))
     d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
                     token_hash=body.token_hash))
     d.seat = 0

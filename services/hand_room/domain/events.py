@@ -30,6 +30,7 @@ class RoomCreated:
     seats: int
     turn_seconds: int
     host_seat: int = 0
+    waiting_ttl_s: int = 0  # a room still waiting this long after creation expires (0: never)
 
 
 @dataclass(frozen=True)

@@ -43,11 +43,16 @@ class Room:
     moved_seq: int = -1  # the seq of the latest event that changed the round (deal or move)
     turn_started_at: float = 0.0  # when the current turn started (event time)
     created_at: float = 0.0
+    waiting_ttl_s: int = 0  # still waiting this long after created_at: expired (0: never)
     left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
 
     @property
     def n(self) -> int:
         return len(self.seats)
+
+    def expired_at(self, now: float) -> bool:
+        """A room nobody started in time: no longer listed, joined or started."""
+        return self.status == "waiting" and self.waiting_ttl_s > 0 and now >= self.created_at + self.waiting_ttl_s
 
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.kind == "empty"]

@@ -6,82 +6,28 @@ screen's; at each of its discards, for every card of its hand, a row holds
 the card's public features (``features``: only what the seat sees and its
 history) and the label: whether strong in the next seat, on its true hand,
 would take the card (``screen_bounds._would_take``, which reads the arena's
-true position: that is why this is analysis only). A logistic regression is
+true position: that is why this is analysis only; the features are
+``take_features``). A logistic regression is
 fitted per state of the next seat (closed, open) by Newton's method; every
 fourth deal is held out, and the held-out AUC is reported beside that of the
 planner's own estimate (``knowledge.feeds``). ``--out`` writes the weights for
-``screen_bounds.py learned-takes --take-model FILE``.
+``screen_bounds learned-takes --take-model FILE``.
 
-    .venv/bin/python bench/take_model.py --mode hand --deals 800 --out /tmp/takes-hand.json
+    .venv/bin/python -m research.botlab.take_model --mode hand --deals 800 --out /tmp/takes-hand.json
 """
 
 from __future__ import annotations
 
 import argparse
 import json
-import math
-import sys
 from pathlib import Path
-from unittest import mock
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
-
-import screen_bounds as sb  # noqa: E402
-from bots_duplicate import one_deal  # noqa: E402
-from hand_bot import hand_eval  # noqa: E402
-from hand_bot.belief import related  # noqa: E402
-from hand_bot.knowledge import feeds, fits_table, kind, run_neighbours  # noqa: E402
-from hand_engine import hand_value, threshold  # noqa: E402
-from screen_styles import play  # noqa: E402
+from . import screen_bounds as sb
+from .screen_styles import play
+from .take_features import FEATURES, _run_ranks, features, probability  # noqa: F401 - the model's API
 
 #: the model's deals start here (the screen's start at 20,000, the duels' at 10,000)
 FIRST_SEED = 50_000
-
-FEATURES = ("bias", "hand_size", "turns", "stock", "feeds", "points", "same_unseen", "set_unseen",
-            "run1_unseen", "run2_unseen", "discarded_related", "passed_related", "passed_same",
-            "discarded_same", "held_related", "fits_table", "threshold", "mine_related",
-            "pile_related", "discarded_rank", "passed_rank")
-
-
-def _run_ranks(rank: int, d: int) -> set[int]:
-    """Ranks (0 = ace .. 12 = king) ``d`` places from ``rank`` in a run (``knowledge.run_neighbours``)."""
-    return {k % 13 for k in run_neighbours(rank, d)}
-
-
-def features(card: int, seat: int, know, state, history) -> list[float]:
-    """The public features of natural ``card`` as the pile top offered to ``seat``."""
-    k = kind(card)
-    rank, suit = k % 13, k // 13
-    unseen = know.unseen
-    sh = history.seats[seat] if history is not None else None
-    discarded, passed = (sh.discarded, sh.passed) if sh else ([], [])
-    held = history.known_in(seat) if history is not None else set()
-    hand = state.seats[state.turn.seat].hand
-
-    def run_unseen(d: int) -> int:
-        return sum(unseen.get(n, 0) for n in run_neighbours(card, d))
-
-    def share(cards) -> float:
-        return sum(related(card, x) for x in cards if x != card) / 3
-
-    return [1.0, know.hand_sizes[seat] / 14, (sh.turns if sh else 0) / 20, know.stock_size / 50,
-            feeds(card, seat, know, state), hand_value(card, state.options.joker_in_hand) / 10,
-            unseen.get(k, 0) / 2, sum(unseen.get(13 * t + rank, 0) for t in range(4) if t != suit) / 6,
-            run_unseen(1) / 4, run_unseen(2) / 4, share(discarded), share(passed),
-            float(any(kind(x) == k for x in passed)), float(any(kind(x) == k for x in discarded)),
-            float(sum(related(card, x) for x in held)), float(fits_table(card, state)),
-            threshold(state) / 100, share(hand), share(state.pile),
-            float(any(x < 104 and x % 13 == rank for x in discarded)),
-            float(any(x < 104 and x % 13 == rank for x in passed))]
-
-
-def probability(weights: list[float], xs: list[float]) -> float:
-    z = sum(w * x for w, x in zip(weights, xs))
-    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
-
 
 _ROWS: list[dict] = []
 
@@ -95,8 +41,7 @@ def _recording_feeds(card, seat, know, state):
 
 def _deal(args):
     _ROWS.clear()
-    with sb.cheats(), mock.patch.object(hand_eval, "feeds", _recording_feeds):
-        out = one_deal(args)
+    out = sb.cheating_deal(args, feeds=_recording_feeds)
     return {**out, "seed": args[3], "rows": list(_ROWS)}
 
 

@@ -18,8 +18,8 @@ interval. ``--cheat shuffle`` replaces the belief's samples by the true
 hands with the stock reshuffled: an upper bound for search with a perfect
 belief (never in a bot).
 
-    .venv/bin/python bench/expert_oracle.py collect hand 50 /tmp/or-hand.pkl
-    .venv/bin/python bench/expert_oracle.py eval /tmp/or-hand.pkl --n 900 [--set rollout.HORIZON=2]
+    .venv/bin/python -m research.botlab.expert_oracle collect hand 50 /tmp/or-hand.pkl
+    .venv/bin/python -m research.botlab.expert_oracle eval /tmp/or-hand.pkl --n 900 [--set rollout.HORIZON=2]
 """
 
 from __future__ import annotations
@@ -30,31 +30,34 @@ import math
 import pickle
 import random
 import statistics
-import sys
 import time
 from dataclasses import replace
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
-
-from hand_bot import expert, rollout  # noqa: E402
-from hand_bot.arena import play_plan, request_seed  # noqa: E402
-from hand_bot.policy import as_history, choose_moves  # noqa: E402
-from hand_engine import Discard, DrawStock, TakeDiscard, determinize, perspective, redact  # noqa: E402
-from hand_engine import resolve, start_round  # noqa: E402
+from hand_bot import expert, rollout
+from hand_bot.arena import play_plan, request_seed
+from hand_bot.policy import as_history, choose_moves
+from hand_engine import Discard, DrawStock, TakeDiscard, determinize, perspective, redact
+from hand_engine import resolve, start_round
 
 Z = 1.96
 
 
 def oracle(true_state, plan) -> float:
-    saved, rollout.HORIZON = rollout.HORIZON, None
-    try:
-        return rollout.rollout(true_state, true_state.turn.seat, plan)
-    finally:
-        rollout.HORIZON = saved
+    """The value of ``plan`` on the true position, played to the round's end."""
+    return rollout.rollout(true_state, true_state.turn.seat, plan, horizon=None)
+
+
+class _TrueSamples:
+    """The cheat's belief: every sample is the true position with the stock reshuffled."""
+
+    def __init__(self, true_state) -> None:
+        self.true_state = true_state
+
+    def sample(self, state, rng):
+        stock = list(self.true_state.stock)
+        rng.shuffle(stock)
+        return replace(self.true_state, stock=tuple(stock))
 
 
 def collect(mode: str, rounds: int, first: int) -> list[dict]:
@@ -85,17 +88,11 @@ def kind(plan, strong) -> str:
 
 def evaluate(rows: list[dict], budget: expert.Budget, cheat: str | None) -> dict:
     gains, by_kind, times, deviations = [], {}, [], 0
-    sample = expert.Belief.sample
     for r in rows:
-        if cheat:
-            def true_sample(self, state, rng, _t=r["true"]):
-                stock = list(_t.stock)
-                rng.shuffle(stock)
-                return replace(_t, stock=tuple(stock))
-            expert.Belief.sample = true_sample
+        belief = (lambda state, me, history, _t=r["true"]: _TrueSamples(_t)) if cheat else expert.Belief.of
         sim = determinize(r["view"], r["seed"])
         started = time.thread_time()
-        plan = expert.search(sim, r["seed"], as_history(r["hist"]), budget).plan
+        plan = expert.search(sim, r["seed"], as_history(r["hist"]), budget, belief=belief).plan
         times.append(time.thread_time() - started)
         if plan not in r["cands"]:
             r["cands"].append(plan)
@@ -106,7 +103,6 @@ def evaluate(rows: list[dict], budget: expert.Budget, cheat: str | None) -> dict
         if i:
             deviations += 1
             by_kind.setdefault(kind(plan, r["cands"][0]), []).append(g)
-    expert.Belief.sample = sample
     times.sort()
     return {"n": len(gains), "gain": statistics.fmean(gains),
             "half": Z * statistics.stdev(gains) / math.sqrt(len(gains)),
@@ -116,6 +112,8 @@ def evaluate(rows: list[dict], budget: expert.Budget, cheat: str | None) -> dict
 
 
 def apply_settings(settings: list[str]) -> None:
+    """``--set module.NAME=value``: a module constant of ``hand_bot`` set for this process
+    (the study's knob: a run of this script is the only process it changes)."""
     for s in settings:
         name, value = s.split("=", 1)
         module, attr = name.rsplit(".", 1)

@@ -1,4 +1,4 @@
-"""bench/take_model.py: its features read only what the seat sees, the fit and the AUC
+"""research/botlab/take_model.py: its features read only what the seat sees, the fit and the AUC
 are right on data whose answer is known, one deal yields labelled rows, and
 screen_bounds' learned-takes variant plays with a model it wrote (figures are
 never asserted: docs/decisions/0014)."""
@@ -8,15 +8,14 @@ from __future__ import annotations
 import json
 import random
 
-from tests.bench_support import load_bench
-from tests.unit.test_bot_expert import played, seen_by
-from tests.unit.test_bots import reshuffle_hidden
 from hand_bot.history import public_history
 from hand_bot.knowledge import Knowledge
+from research.botlab import screen_bounds as bounds
+from research.botlab import take_model as tm
+from tests.bot_support import played, reshuffle_hidden, seen_by
 
 
 def test_a_run_neighbour_is_counted_with_the_ace_low_and_high() -> None:
-    tm = load_bench("take_model")
     assert tm._run_ranks(0, 1) == {1, 12}  # A: the 2 and the K
     assert tm._run_ranks(0, 2) == {2, 11}  # A: the 3 and the Q
     assert tm._run_ranks(12, 1) == {11, 0}  # K: the Q and the A
@@ -25,7 +24,6 @@ def test_a_run_neighbour_is_counted_with_the_ace_low_and_high() -> None:
 
 
 def test_the_features_are_alike_in_positions_differing_only_in_hidden_cards() -> None:
-    tm = load_bench("take_model")
     state, log = played("hand", 5, 60)
     seat = state.turn.seat
     history = public_history(seen_by(log, seat))
@@ -40,7 +38,6 @@ def test_the_features_are_alike_in_positions_differing_only_in_hidden_cards() ->
 
 
 def test_the_fit_recovers_a_planted_model_and_the_auc_orders_rows() -> None:
-    tm = load_bench("take_model")
     rng = random.Random(1)
     truth = [-1.0, 2.0, -0.5]
     xs = [[1.0, rng.random(), rng.random()] for _ in range(4000)]
@@ -53,13 +50,11 @@ def test_the_fit_recovers_a_planted_model_and_the_auc_orders_rows() -> None:
 
 
 def test_one_deal_yields_labelled_rows_and_learned_takes_plays_with_the_model(tmp_path) -> None:
-    tm = load_bench("take_model")
     model = tm.main(["--deals", "2", "--workers", "0", "--out", str(tmp_path / "m.json")])
     for state in ("closed", "open"):
         assert len(model[state]["weights"]) == len(tm.FEATURES)
     assert json.loads((tmp_path / "m.json").read_text())["closed"] == model["closed"]
     rows = tm.collect("hand", range(tm.FIRST_SEED, tm.FIRST_SEED + 1), 0)
     assert rows and {r["y"] for r in rows} <= {0.0, 1.0} and all(len(r["x"]) == len(tm.FEATURES) for r in rows)
-    bounds = load_bench("screen_bounds")
     out = bounds.main(["learned-takes", "--deals", "1", "--workers", "0", "--take-model", str(tmp_path / "m.json")])
     assert [r["variant"] for r in out] == ["honest", "learned-takes"]

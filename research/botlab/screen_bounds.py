@@ -18,10 +18,12 @@ honestly (``honest``) on the same deals:
   already nor with the last pile tops it let pass; ``--weight`` points a unit.
 
 No bot does any of this: the cheats read the true position, which only the
-arena holds (``arena.perspective`` is wrapped to keep it). Figures are
-reported, never asserted (decision 0014).
+arena holds (the arena's ``view_of`` seam keeps it: ``_keep_true``), and the
+variants plan through the planner's seams (``styles``, ``belief``, ``feeds``);
+the bots' own code and tables are never patched. Figures are reported, never
+asserted (decision 0014).
 
-    .venv/bin/python bench/screen_bounds.py --mode hand --deals 600
+    .venv/bin/python -m research.botlab.screen_bounds --mode hand --deals 600
 """
 
 from __future__ import annotations
@@ -31,24 +33,21 @@ import json
 import math
 import random
 import statistics
-import sys
-from contextlib import ExitStack, contextmanager
 from dataclasses import replace
+from functools import partial
 from pathlib import Path
-from unittest import mock
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+from bench.bots_duplicate import mean_ci, one_deal
+from hand_bot import planner
+from hand_bot.arena import play_round
+from hand_bot.belief import Belief
+from hand_bot.hand_eval import Partition
+from hand_bot.knowledge import feeds
+from hand_bot.policy import as_history, choose_moves
+from hand_engine import Discard, RuleViolation, apply, determinize, perspective, threshold
 
-from bots_duplicate import mean_ci, one_deal  # noqa: E402
-from hand_bot import arena, hand_eval, planner  # noqa: E402
-from hand_bot.belief import Belief  # noqa: E402
-from hand_bot.hand_eval import Partition  # noqa: E402
-from hand_bot.policy import as_history  # noqa: E402
-from hand_engine import Discard, RuleViolation, apply, determinize, threshold  # noqa: E402
-from screen_styles import FIRST_SEED, play, row  # noqa: E402
+from .screen_styles import FIRST_SEED, play, row
+from .take_features import features, probability
 
 VARIANTS = ("honest", "known-hands", "known-takes", "sampled-takes")
 #: run only when named: known-takes split by the next seat's state, the learned take model
@@ -57,29 +56,28 @@ SPLITS = ("known-takes-closed", "known-takes-open", "learned-takes", "noisy-take
 #: noisy-takes: the share of candidate cards the next seat would take, closed and open
 #: (Hand, docs/bots.md item 13)
 NOISY_BASE = {False: 0.127, True: 0.082}
+#: the planner styles the variants plan with: the bots' table, each variant the expert's style
+STYLES = {**planner.STYLES, **{v: planner.STYLES["expert"] for v in (*VARIANTS, *SPLITS)}}
 
 #: per worker process: the arena's true position at the current request, the
 #: variant deciding now (None while strong decides), the sampled-takes settings
 _NOW: dict = {"true": None, "active": None, "weight": 50.0, "samples": 16, "passes": 3, "model": None}
-_perspective = arena.perspective
-_feeds = hand_eval.feeds
-_original_choose = arena.choose_moves
 
 
 def _keep_true(state, seat):
+    """The arena's ``view_of``: the request's perspective, the true position kept."""
     _NOW["true"] = state
-    return _perspective(state, seat)
+    return perspective(state, seat)
 
 
-class _Belief(Belief):
-    @classmethod
-    def of(cls, state, me, history=None):
-        b = Belief.of(state, me, history)
-        if _NOW["active"] != "known-hands":
-            return b
-        truth = _NOW["true"]
-        known = {s: frozenset(truth.seats[s].hand) for s in b.known}
-        return Belief(b.me, b.unseen, b.sizes, known, b.weights)
+def _belief(state, me, history=None) -> Belief:
+    """The planner's ``belief``: ``Belief.of``, with the true hands for ``known-hands``."""
+    b = Belief.of(state, me, history)
+    if _NOW["active"] != "known-hands":
+        return b
+    truth = _NOW["true"]
+    known = {s: frozenset(truth.seats[s].hand) for s in b.known}
+    return Belief(b.me, b.unseen, b.sizes, known, b.weights)
 
 
 def _with_true_hands(state):
@@ -143,6 +141,7 @@ def _sampled_hands(state, seat) -> tuple[list[tuple[int, ...]], int]:
 
 
 def _bounded_feeds(card, seat, know, state):
+    """The variants' ``feeds`` (the bots' ``knowledge.feeds`` for ``honest``)."""
     active = _NOW["active"]
     if active == "known-takes" or active in SPLITS[:2] and (active == SPLITS[0]) != state.seats[seat].opened:
         return _would_take(card, seat, state)
@@ -150,7 +149,6 @@ def _bounded_feeds(card, seat, know, state):
         return _noisy(_would_take(card, seat, state), int(active[-2:]) / 100, NOISY_BASE[state.seats[seat].opened],
                       (state.turn_no, card, seat, state.seats[state.turn.seat].hand))
     if active == "learned-takes" and card < 104:
-        from take_model import features, probability  # here: take_model imports this module
         weights = _NOW["model"]["open" if state.seats[seat].opened else "closed"]["weights"]
         return probability(weights, features(card, seat, know, state, _NOW.get("history")))
     if (active == "sampled-takes" and not state.seats[seat].opened
@@ -159,31 +157,26 @@ def _bounded_feeds(card, seat, know, state):
         if hands:
             hits = sum(Partition.of((*h, card), state.options).value() >= thr for h in hands)
             return _NOW["weight"] / 14.0 * hits / len(hands)
-    return _feeds(card, seat, know, state)
+    return feeds(card, seat, know, state)
 
 
-def _choose(perspective, level, seed, history=None, *, budget=None):
+def _choose(view, level, seed, history=None, *, budget=None, feeds=_bounded_feeds):
+    """The arena's ``choose``: ``policy.choose_moves``, and a variant's level planned by the
+    expert's planner through the seams (``feeds``: the variants' take estimate)."""
     if level not in (*VARIANTS, *SPLITS):
-        return _original_choose(perspective, level, seed, history, budget=budget)
-    state = determinize(perspective, seed)
+        return choose_moves(view, level, seed, history, budget=budget)
+    state = determinize(view, seed)
     hist = as_history(history)
     _NOW.update(active=level, history=hist)
     try:
-        return planner.Planner(state, level, history=hist).plan(state)
+        return planner.Planner(state, level, history=hist, styles=STYLES, belief=_belief, feeds=feeds).plan(state)
     finally:
         _NOW.update(active=None, history=None)
 
 
-@contextmanager
-def cheats():
-    """The variants installed (the planner styles and the wrapped arena, feeds and belief)."""
-    with ExitStack() as stack:
-        stack.enter_context(mock.patch.dict(planner.STYLES, {v: planner.STYLES["expert"] for v in (*VARIANTS, *SPLITS)}))
-        stack.enter_context(mock.patch.object(arena, "perspective", _keep_true))
-        stack.enter_context(mock.patch.object(arena, "choose_moves", _choose))
-        stack.enter_context(mock.patch.object(hand_eval, "feeds", _bounded_feeds))
-        stack.enter_context(mock.patch.object(planner, "Belief", _Belief))
-        yield
+def cheating_deal(args, feeds=_bounded_feeds):
+    """``one_deal`` in an arena that keeps the true position, its variants planned with ``feeds``."""
+    return one_deal(args, play=partial(play_round, view_of=_keep_true, choose=partial(_choose, feeds=feeds)))
 
 
 def paired(a: list[dict], b: list[dict]) -> tuple[float, float]:
@@ -193,8 +186,7 @@ def paired(a: list[dict], b: list[dict]) -> tuple[float, float]:
 
 
 def _deal(args):
-    with cheats():
-        return one_deal(args)
+    return cheating_deal(args)
 
 
 def main(argv: list[str] | None = None) -> list[dict]:
@@ -207,7 +199,7 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--workers", type=int, default=2)
     p.add_argument("--weight", type=float, default=50.0, help="sampled-takes: points per unit chance")
     p.add_argument("--samples", type=int, default=16, help="sampled-takes: hands dealt for the next seat")
-    p.add_argument("--take-model", type=Path, help="learned-takes: the model take_model.py wrote")
+    p.add_argument("--take-model", type=Path, help="learned-takes: the model take_model wrote")
     a = p.parse_args(argv)
     unknown = set(a.variants) - set(VARIANTS[1:]) - set(SPLITS)
     if unknown:

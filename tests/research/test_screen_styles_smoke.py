@@ -1,16 +1,12 @@
-"""bench/screen_styles.py: variants parse onto strong's style; strong against itself is 50 %."""
+"""research/botlab/screen_styles.py: variants parse onto strong's style; strong against
+itself is 50 %; the variants play through the planner's ``styles`` seam (the bots' table
+is left as it is)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
-
-import screen_styles  # noqa: E402
-
-from hand_bot.planner import STYLES  # noqa: E402
-from hand_bot.potential import PotentialStyle  # noqa: E402
+from hand_bot.planner import STYLES
+from hand_bot.potential import PotentialStyle
+from research.botlab import screen_styles
 
 
 def test_a_variant_sets_style_and_potential_fields_over_strong() -> None:
@@ -20,13 +16,10 @@ def test_a_variant_sets_style_and_potential_fields_over_strong() -> None:
 
 
 def test_strong_against_itself_is_the_exact_baseline_and_a_variant_plays_legally() -> None:
-    before = set(STYLES)
-    try:
-        rows = screen_styles.main(["same=", "pot=potential.samples:4,potential.horizon:2",
-                                   "--deals", "2", "--workers", "0"])
-    finally:
-        for name in set(STYLES) - before:
-            del STYLES[name]
+    before = dict(STYLES)
+    rows = screen_styles.main(["same=", "pot=potential.samples:4,potential.horizon:2",
+                               "--deals", "2", "--workers", "0"])
+    assert STYLES == before
     assert rows[0]["won"][0] == 0.5 and rows[0]["diff"][0] == 0.0
     # the mirrored rounds of a deal: as many with fewer unopened seats as with more, and
     # among the rounds with as many, each side won as often

@@ -7,7 +7,7 @@ plan before measuring the expert itself (``bench_bots.py``). Strong against
 itself is the same-run baseline: the bots are deterministic, so it is
 exactly 50 %.
 
-    .venv/bin/python bench/screen_styles.py --mode hand --deals 400 \\
+    .venv/bin/python -m research.botlab.screen_styles --mode hand --deals 400 \\
         pot64=potential.samples:64 danger30=potential.samples:64,danger:30
 
 A variant is NAME=FIELD:VALUE[,FIELD:VALUE...] over strong's style; a field
@@ -22,19 +22,16 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
-import sys
 import time
+from functools import partial
 from multiprocessing import get_context
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
-
-from bots_duplicate import one_deal, summary  # noqa: E402
-from hand_bot import planner  # noqa: E402
-from hand_bot.potential import PotentialStyle  # noqa: E402
+from bench.bots_duplicate import one_deal, summary
+from hand_bot import planner
+from hand_bot.arena import play_round
+from hand_bot.policy import choose_moves
+from hand_bot.potential import PotentialStyle
+from hand_engine import determinize
 
 #: first seed of the screen's deals (apart from bench_bots' duels, which start at 10,000)
 FIRST_SEED = 20_000
@@ -69,7 +66,7 @@ def variant(spec: str) -> tuple[str, planner.Style]:
 def play(names, mode: str, seeds: range, workers: int, deal=one_deal):
     """Each level of ``names`` against strong on ``seeds``: yields (name, deals, seconds).
     ``deal`` plays one deal (``one_deal``'s arguments) in a worker forked now, so that
-    it sees whatever the caller installed before (styles, wrapped functions)."""
+    it sees the caller's module state as it is now (styles, settings)."""
     pool = get_context("fork").Pool(workers) if workers > 0 else None
     try:
         for name in names:
@@ -81,6 +78,23 @@ def play(names, mode: str, seeds: range, workers: int, deal=one_deal):
         if pool is not None:
             pool.close()
             pool.join()
+
+
+#: the variants of this run (set by ``main`` before its workers fork)
+_VARIANTS: dict[str, planner.Style] = {}
+
+
+def _choose(view, level, seed, history=None, *, budget=None):
+    """``policy.choose_moves``, with a variant's level planned in its style (the planner's
+    ``styles`` seam: the bots' own table is left as it is)."""
+    if level not in _VARIANTS:
+        return choose_moves(view, level, seed, history, budget=budget)
+    state = determinize(view, seed)
+    return planner.Planner(state, level, styles=_VARIANTS).plan(state)
+
+
+def _deal(args):
+    return one_deal(args, play=partial(play_round, choose=_choose))
 
 
 def row(name: str, mode: str, done: list[dict], seconds: float) -> dict:
@@ -102,10 +116,11 @@ def main(argv: list[str] | None = None) -> list[dict]:
     p.add_argument("--workers", type=int, default=2)
     a = p.parse_args(argv)
     styles = dict(variant(v) for v in a.variants)
-    planner.STYLES.update(styles)  # before the workers fork: they see the variants
+    _VARIANTS.clear()
+    _VARIANTS.update(styles)  # before the workers fork: they see the variants
     seeds = range(FIRST_SEED + a.first_deal, FIRST_SEED + a.first_deal + a.deals)
     out = []
-    for name, done, seconds in play(styles, a.mode, seeds, a.workers):
+    for name, done, seconds in play(styles, a.mode, seeds, a.workers, _deal):
         out.append(row(name, a.mode, done, seconds))
         print(json.dumps(out[-1]), flush=True)
     return out

@@ -16,7 +16,7 @@ Rows as ``take_model.py`` collects them (the expert's planner against strong,
 deals from seed 50,000, a closed next seat only); the held-out AUC of each
 estimate beside ``knowledge.feeds`` and the take model with and without it.
 
-    .venv/bin/python bench/take_sim.py --mode hand --deals 120
+    .venv/bin/python -m research.botlab.take_sim --mode hand --deals 120
 """
 
 from __future__ import annotations
@@ -24,23 +24,14 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import sys
-from pathlib import Path
-from unittest import mock
 
-ROOT = Path(__file__).resolve().parents[1]
-for _p in (ROOT / "services", ROOT / "bench"):
-    if str(_p) not in sys.path:
-        sys.path.insert(0, str(_p))
+from hand_bot.belief import Belief, related
+from hand_bot.hand_eval import Partition
+from hand_engine import hand_value, is_joker, threshold
 
-import screen_bounds as sb  # noqa: E402
-import take_model as tm  # noqa: E402
-from bots_duplicate import one_deal  # noqa: E402
-from hand_bot import hand_eval  # noqa: E402
-from hand_bot.belief import Belief, related  # noqa: E402
-from hand_bot.hand_eval import Partition  # noqa: E402
-from hand_engine import hand_value, is_joker, threshold  # noqa: E402
-from screen_styles import play  # noqa: E402
+from . import screen_bounds as sb
+from . import take_model as tm
+from .screen_styles import play
 
 _NOW: dict = {"samples": 16, "key": None, "hands": ([], 0)}
 
@@ -132,8 +123,7 @@ def _recording_feeds(card, seat, know, state):
 
 def _deal(args):
     tm._ROWS.clear()
-    with sb.cheats(), mock.patch.object(hand_eval, "feeds", _recording_feeds):
-        out = one_deal(args)
+    out = sb.cheating_deal(args, feeds=_recording_feeds)
     return {**out, "seed": args[3], "rows": list(tm._ROWS)}
 
 

@@ -1,24 +1,13 @@
-"""Smoke test of bench/expert_oracle.py: positions with their oracle values, and the
+"""Smoke test of research/botlab/expert_oracle.py: positions with their oracle values, and the
 expert's picks scored against them (figures are never asserted: docs/decisions/0014)."""
 
 from __future__ import annotations
 
-import sys
-from pathlib import Path
-
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
-
-def load():
-    if str(BENCH) not in sys.path:
-        sys.path.insert(0, str(BENCH))
-    import expert_oracle
-
-    return expert_oracle
+from research.botlab import expert_oracle
 
 
 def test_collect_and_evaluate_one_round() -> None:
-    oracle = load()
+    oracle = expert_oracle
     rows = oracle.collect("hand", 1, 0)
     assert rows and all(len(r["cands"]) == len(r["oracle"]) > 1 for r in rows)
     before = oracle.rollout.HORIZON

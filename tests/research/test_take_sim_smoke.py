@@ -1,4 +1,4 @@
-"""bench/take_sim.py: the hands it plays for the next seat hold only cards the seat cannot
+"""research/botlab/take_sim.py: the hands it plays for the next seat hold only cards the seat cannot
 see (and those publicly known to be there), could not open, depend on no hidden card, and
 one deal yields rows (figures are never asserted: docs/decisions/0014)."""
 
@@ -6,17 +6,15 @@ from __future__ import annotations
 
 import random
 
-from tests.bench_support import load_bench
-from tests.unit.test_bot_expert import played, seen_by
-from tests.unit.test_bots import reshuffle_hidden
 from hand_bot.belief import visible
 from hand_bot.hand_eval import Partition
 from hand_bot.history import public_history
 from hand_engine import resolve, threshold
+from research.botlab import take_sim as ts
+from tests.bot_support import played, reshuffle_hidden, seen_by
 
 
 def test_a_closed_player_throws_the_lone_high_card_and_never_a_joker() -> None:
-    ts = load_bench("take_sim")
     j = resolve("hand").joker_in_hand
     fives = [4, 17, 30]  # the 5 of three suits
     assert ts.throw([12, *fives], set(), j) == 12  # the lone king
@@ -25,7 +23,6 @@ def test_a_closed_player_throws_the_lone_high_card_and_never_a_joker() -> None:
 
 
 def test_played_hands_hold_unseen_cards_could_not_open_and_ignore_hidden_cards() -> None:
-    ts = load_bench("take_sim")
     checked = 0
     for seed in range(1, 9):
         state, log = played("hand", seed, 40)
@@ -48,6 +45,5 @@ def test_played_hands_hold_unseen_cards_could_not_open_and_ignore_hidden_cards()
 
 
 def test_two_deals_yield_rows_with_both_estimates() -> None:
-    ts = load_bench("take_sim")
     out = ts.main(["--deals", "2", "--workers", "0", "--samples", "4"])  # one held out, one to fit
     assert out["rows"] > 0 and 0.0 <= out["auc_simulated"] <= 1.0 and 0.0 <= out["auc_model"] <= 1.0

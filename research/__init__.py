@@ -1,0 +1,1 @@
+"""Research apart from the product: nothing under ``services/`` imports it (import-linter)."""

@@ -1,0 +1,108 @@
+"""Prometheus metrics: where a process exposes them, and what every metric shares.
+
+One registry per process (``prometheus_client``'s default: ``make run`` puts
+every service in one process, so one endpoint shows them all). Each service
+has a port variable of its own (``HAND_<SERVICE>_METRICS_PORT``, registered in
+``hand_common.config``): ``off`` (the default for ``python -m``, so processes
+started side by side never fight for a port), ``0`` for a free port, or a
+port; ``HAND_METRICS_HOST`` is the address (``0.0.0.0`` in a container).
+``serve_until_signalled`` starts it for the rules, room, ledger and auth
+services; the bot's ``__main__`` and ``hand_run`` start theirs.
+
+Conventions (docs/operations.md): every name starts with ``hand_``, carries
+its unit (``_seconds``, ``_bytes``; counters end in ``_total``), and labels
+take a small fixed set of values — a method, a transport, a status code, a
+preset, a level. Never a room id, a player id or a seat token.
+
+Decision: docs/decisions/0021-metrics-and-traces.md.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
+
+from .config import ENV_VARS, EnvReader
+
+__all__ = [
+    "FAST_BUCKETS", "PORT_VARS", "SLOW_BUCKETS", "MetricsEndpoint", "metrics_port", "sample",
+    "serve_metrics",
+]
+
+log = structlog.get_logger("hand_common.metrics")
+
+#: Latency buckets (seconds) of calls that should take milliseconds (RPCs, appends, produce).
+FAST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
+#: Buckets of things that take seconds to hours (a match's length).
+SLOW_BUCKETS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0)
+
+#: The port variable of each process name (``serve_until_signalled``'s ``name``).
+PORT_VARS: Mapping[str, str] = {
+    "hand_rules": "HAND_RULES_METRICS_PORT",
+    "hand_room": "HAND_ROOM_METRICS_PORT",
+    "hand_ledger": "HAND_LEDGER_METRICS_PORT",
+    "hand_bot": "HAND_BOT_METRICS_PORT",
+    "hand_auth": "HAND_AUTH_METRICS_PORT",
+    "hand_run": "HAND_RUN_METRICS_PORT",
+}
+
+
+def metrics_port(port_var: str, environ: Mapping[str, str] | None = None) -> int | None:
+    """The configured metrics port: ``None`` when ``off``; raises ``ConfigError`` when invalid."""
+    env = EnvReader(environ)
+    assert port_var in ENV_VARS, port_var
+    if env.raw(port_var).lower() == "off":
+        return None
+    port = env.integer(port_var, 0, 65535)
+    env.check("metrics")
+    return port
+
+
+@dataclass
+class MetricsEndpoint:
+    """A running ``/metrics`` HTTP server (its own thread): ``target``, ``stop()``."""
+
+    host: str
+    port: int
+    _server: Any
+    _thread: threading.Thread
+
+    @property
+    def target(self) -> str:
+        host = {"0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(self.host, self.host)
+        return f"{host}:{self.port}"
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.target}/metrics"
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+
+def serve_metrics(port_var: str, environ: Mapping[str, str] | None = None,
+                  registry: CollectorRegistry = REGISTRY) -> MetricsEndpoint | None:
+    """Start the exposition server on ``HAND_METRICS_HOST`` and the port ``port_var`` names
+    (``None``: off). ``OSError`` when the port cannot be bound, as for a gRPC port."""
+    port = metrics_port(port_var, environ)
+    if port is None:
+        return None
+    host = EnvReader(environ).raw("HAND_METRICS_HOST")
+    server, thread = start_http_server(port, addr=host, registry=registry)
+    endpoint = MetricsEndpoint(host, server.server_port, server, thread)
+    log.info("metrics_listening", address=endpoint.target, variable=port_var)
+    return endpoint
+
+
+def sample(name: str, labels: Mapping[str, str] | None = None,
+           registry: CollectorRegistry = REGISTRY) -> float:
+    """The current value of one sample (0.0 when absent): for tests and the bench."""
+    value = registry.get_sample_value(name, dict(labels or {}))
+    return 0.0 if value is None else value
