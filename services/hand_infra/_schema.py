@@ -76,7 +76,7 @@ def async_url(url: str | URL) -> URL:
     raise ValueError(f"unsupported event store URL: {parsed.render_as_string()}")
 
 
-def _setup_sqlite(engine: AsyncEngine) -> None:
+def _setup_sqlite(engine: AsyncEngine, busy_timeout_ms: int) -> None:
     """WAL, a busy timeout, and our own BEGIN (IMMEDIATE for writers)."""
 
     @event.listens_for(engine.sync_engine, "connect")
@@ -84,7 +84,7 @@ def _setup_sqlite(engine: AsyncEngine) -> None:
         dbapi_connection.isolation_level = None  # the driver must not BEGIN
         cursor = dbapi_connection.cursor()
         cursor.execute("PRAGMA journal_mode=WAL")
-        cursor.execute("PRAGMA busy_timeout=10000")
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")
         cursor.close()
 
     @event.listens_for(engine.sync_engine, "begin")
@@ -93,17 +93,32 @@ def _setup_sqlite(engine: AsyncEngine) -> None:
         conn.exec_driver_sql(f"BEGIN {mode}")
 
 
-def make_engine(url: str | URL, **kwargs: object) -> AsyncEngine:
-    """An async engine for ``url`` with the per-backend set-up applied."""
+def make_engine(url: str | URL, lock_timeout_s: float | None = None, **kwargs: object) -> AsyncEngine:
+    """An async engine for ``url`` with the per-backend set-up applied.
+
+    ``lock_timeout_s`` bounds how long a SQLite statement waits for the write lock
+    (busy timeout; default 10 s). The room service passes its store timeout: a
+    thread blocked on the lock cannot be cancelled, so a busy timeout longer than the
+    caller's timeout held the caller (and the connection's clean-up) until it expired
+    — a process frozen while it held the lock stalled every room for 10 s at a time.
+    On PostgreSQL it sets ``lock_timeout`` (a statement waits that long for a row
+    lock) and ``idle_in_transaction_session_timeout`` (twice it): the server ends
+    the session of a client frozen inside a transaction, so its row locks (an
+    uncommitted ``(room_id, seq)``) do not hold up the room's next owner for good.
+    """
     parsed = async_url(url)
     if parsed.get_backend_name() == "sqlite":
         Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
         engine = create_async_engine(parsed, **kwargs)
-        _setup_sqlite(engine)
+        _setup_sqlite(engine, round(1000 * (10.0 if lock_timeout_s is None else lock_timeout_s)))
         return engine
     # a frozen or cut-off server hangs instead of failing: bound the connect and each
     # statement, so callers see TimeoutError ("unreachable": UNAVAILABLE, retry)
     timeout = db_timeout_s()
-    kwargs = {**kwargs,
-              "connect_args": {"timeout": timeout, "command_timeout": timeout, **kwargs.get("connect_args", {})}}
+    connect_args: dict = {"timeout": timeout, "command_timeout": timeout}
+    if lock_timeout_s is not None:  # a frozen client's open transaction is ended by the server
+        ms = str(round(1000 * lock_timeout_s))
+        connect_args["server_settings"] = {"lock_timeout": ms, "idle_in_transaction_session_timeout": str(
+            round(2000 * lock_timeout_s))}
+    kwargs = {**kwargs, "connect_args": {**connect_args, **kwargs.get("connect_args", {})}}
     return create_async_engine(parsed, pool_pre_ping=True, **kwargs)

@@ -63,10 +63,10 @@ def count_rebalance(group: str, kind: str, partitions: Any = ()) -> None:
     """Call from a rebalance listener: ``kind`` is ``assigned`` or ``revoked``."""
     REBALANCES.labels(group, kind).inc()
     if kind == "revoked":
-        for tp in partitions:
+        for tp in partitions:  # TopicPartitions (anything else has no lag series to drop)
             try:
                 CONSUMER_LAG.remove(group, tp.topic, str(tp.partition))
-            except KeyError:
+            except (KeyError, AttributeError):
                 pass
 
 

@@ -91,6 +91,10 @@ class _Planned:
 class _Batch:
     planned: list[_Planned] = field(default_factory=list)
     redo: dict[str, list[Command]] = field(default_factory=dict)
+    # refusals decided after a keyed command of the same room in this pass: that command may
+    # turn out a retry (its append says DuplicateAction), and then they were decided on a room
+    # that is not; they are answered after the append, or decided again
+    held: dict[str, list[tuple[Command, Exception]]] = field(default_factory=dict)
 
 
 class RoomOwner:
@@ -311,9 +315,11 @@ class RoomOwner:
             return await self._process_locked(by_room)
 
     async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
-        keys = [(r, k) for r, cmds in by_room.items() for c in cmds if (k := action_key(c))]
         budget = StoreBudget(self.store_timeout_s)  # the lookup, cold loads and the append share it
-        prior = await budget.call(self.store.lookup_actions(keys)) if keys else {}
+        # No action-id lookup before deciding: the append finds a retried id in its own
+        # transaction (DuplicateAction: the first seqs are answered, nothing is written), and a
+        # refused command looks its id up then (_refused). One store read less per pass.
+        prior: dict = {}
         rooms = await budget.call(self._rooms(list(by_room)))
         batch = _Batch()
         await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
@@ -328,12 +334,14 @@ class RoomOwner:
         published: list = []
         listed: dict[str, Room] = {}  # rooms whose listing changed: one index transaction
         replies: list[tuple[Command, Reply]] = []
+        retried: set[str] = set()  # rooms where a planned command was a retry (DuplicateAction)
         for p, res in zip(batch.planned, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
                 batch.redo[room_id].append(p.cmd)
             elif isinstance(res, DuplicateAction):
                 await self._duplicate(p.cmd, res.seqs)
+                retried.add(room_id)
             elif isinstance(res, EventStoreError):
                 log.warning("stale_owner_reload", room_id=room_id)
                 self.repo.forget(room_id)
@@ -354,6 +362,11 @@ class RoomOwner:
                 refusal = p.decision.refusal
                 replies.append((p.cmd, self._refusal(p.cmd, refusal) if refusal is not None else Reply(
                     p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)))
+        for room_id, held in batch.held.items():
+            if room_id in retried or room_id in batch.redo:  # decided on a room that is not: again
+                batch.redo.setdefault(room_id, []).extend(cmd for cmd, _ in held)
+            else:
+                replies.extend((cmd, self._refusal(cmd, exc)) for cmd, exc in held)
         try:  # before the replies: a room a client was told of is found by its code
             await self.index.upsert_many(list(listed.values()))
         except Exception as exc:  # a projection: the room's next listing change repairs it
@@ -375,6 +388,7 @@ class RoomOwner:
                     room: Room | None) -> None:
         """Decide one room's commands in order against the in-memory room."""
         seen: set[str] = set()
+        keyed = False  # a command with an action id is planned before: it may be a retry
         for i, cmd in enumerate(cmds):
             key = action_key(cmd)
             with structlog.contextvars.bound_contextvars(room_id=room_id, seat=cmd.seat,
@@ -388,6 +402,11 @@ class RoomOwner:
                 try:
                     d = await decide(room, cmd, time.time(), self.rules)
                 except (RoomError, RuleViolation) as exc:
+                    if key is not None and await self._answered_before(cmd, key):
+                        continue  # a retry of a move applied before: its first result was sent
+                    if keyed:
+                        batch.held.setdefault(room_id, []).append((cmd, exc))
+                        continue
                     log.info("command_refused", code=_code(exc))
                     await self._reply(cmd, self._refusal(cmd, exc))
                     if _code(exc) == RoomCode.ROOM_UNAVAILABLE.value and room is not None:
@@ -408,7 +427,21 @@ class RoomOwner:
                 batch.planned.append(_Planned(cmd, room.seq if room is not None else 0, d, key, room))
                 if key is not None:
                     seen.add(key)
+                    keyed = True
                 room = d.room
+
+    async def _answered_before(self, cmd: Command, key: str) -> bool:
+        """A refused command whose action id was applied before (a client's retry of a move
+        the room has since moved past): answer the first result instead of the refusal."""
+        try:
+            seqs = await asyncio.wait_for(self.store.lookup_action(cmd.room_id, key), self.store_timeout_s)
+        except Exception as exc:
+            log_failure(log, "action_lookup_failed", exc, room_id=cmd.room_id)
+            return False
+        if seqs is None:
+            return False
+        await self._duplicate(cmd, seqs)
+        return True
 
     async def _duplicate(self, cmd: Command, seqs: list[int]) -> None:
         """A retried action id: the first result, unless the id now names another move."""

@@ -60,7 +60,7 @@ class RoomServer:
         with structlog.contextvars.bound_contextvars(instance=self.instance_id):
             if not self.topics:
                 await ensure_topics(self.kafka)
-            self.store = EventStore(self.store_url)
+            self.store = EventStore(self.store_url, lock_timeout_s=self.config.store_timeout_s)
             index = await self._open_store()
             self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
             verifier = Verifier.from_config(self.config.identity)
@@ -96,7 +96,7 @@ class RoomServer:
                 log.warning("store_start_retry", attempt=attempt, error=str(exc).splitlines()[0])
                 await self.store.close()
                 await asyncio.sleep(0.2 * (attempt + 1))
-                self.store = EventStore(self.store_url)
+                self.store = EventStore(self.store_url, lock_timeout_s=self.config.store_timeout_s)
         raise RuntimeError("could not open the event store")
 
     async def stop(self, grace: float | None = None) -> None:

@@ -58,7 +58,9 @@ class Instance:
         return parts
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
+        """Stop the process (a frozen one is continued first, so it can exit)."""
         if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGCONT)
             self.proc.send_signal(sig)
             try:
                 self.proc.wait(timeout=20)
