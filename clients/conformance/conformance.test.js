@@ -15,6 +15,7 @@ const hand = require('./lib/hand');
 const cards = require('./lib/cards');
 const walk = require('./lib/walk');
 const { reader } = require('./lib/stream');
+const { roomClient } = require('./lib/owner');
 
 const { num, has, type, enumValue, enumName } = hand;
 const { status: Code } = hand.grpc;
@@ -276,7 +277,7 @@ async function playStep(view, room) {
 
 describe('conformance: a bot-filled match through the public contract', { skip }, () => {
   before(async () => {
-    S.room = hand.connect('hand.v1.RoomService', ENV.room);
+    S.room = roomClient(ENV.room); // Act and Watch at the room's owner (lib/owner.js)
     S.ledger = hand.connect('hand.v1.LedgerService', ENV.ledger);
     S.rules = hand.connect('hand.v1.RulesService', ENV.rules);
     S.kafka = openKafka(); // joins its group while the match is played

@@ -24,8 +24,10 @@ from .adapter import ServiceApp
 __all__ = ["WebApp"]
 
 log = structlog.get_logger("hand_web")
+# What a page sends (a preflight that names its headers gets those back): the session, the language,
+# and the mark of a call that follows a ROOM_MOVED to the room's owner (docs/clients.md).
 ALLOW_HEADERS = ("content-type, connect-protocol-version, connect-timeout-ms, grpc-timeout, x-grpc-web, "
-                 "x-user-agent, accept-language")
+                 "x-user-agent, accept-language, authorization, hand-redirected")
 EXPOSE_HEADERS = "grpc-status, grpc-message, grpc-status-details-bin, content-encoding"
 TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
          ".html": "text/html; charset=utf-8", ".svg": "image/svg+xml", ".json": "application/json",

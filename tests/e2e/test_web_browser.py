@@ -15,16 +15,7 @@ from pathlib import Path
 
 from hand_run.process import LocalStack
 
-ROOT = Path(__file__).resolve().parents[2]
-WEB = ROOT / "web"
-CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-
-
-def _ensure_built() -> None:
-    if not (WEB / "node_modules" / ".bin" / "esbuild").exists():
-        subprocess.run(["npm", "ci", "--no-audit", "--no-fund", "--silent"], cwd=WEB, check=True)
-    if not (WEB / "dist" / "app.js").exists():
-        subprocess.run(["node", "build.mjs"], cwd=WEB, check=True)
+from .browser_support import CHROMIUM, WEB, ensure_built
 
 
 def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path) -> None:
@@ -38,7 +29,7 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
     en and ar, on a dealt and watched table) with the page on gRPC-Web."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
-    _ensure_built()
+    ensure_built()
     with LocalStack(tmp_path) as stack:
         env = {**os.environ, "HAND_WEB_URL": stack.url, "CHROMIUM": CHROMIUM}
         result = subprocess.run(["node", "--test", "--test-concurrency=1", "e2e/"], cwd=WEB, env=env,

@@ -1,19 +1,24 @@
 """The Node.js conformance client (clients/conformance, written from proto/ only)
 against the real stack: ``python -m hand_run`` (embedded broker, rules, room,
-bots, ledger) on free ports, then ``node --test clients/conformance`` with the
-addresses in the environment. Fails on a non-zero exit, showing node's output."""
+bots, ledger) on free ports, a second room instance (``python -m hand_room``:
+the same broker, store and consumer group), then ``node --test
+clients/conformance`` with the addresses in the environment (the second
+instance's as ``HAND_ROOM_ADDR_B``: owner.test.js plays a room created on one
+instance with a player who joined through the other). Fails on a non-zero
+exit, showing node's output."""
 
 from __future__ import annotations
 
 import os
 import shutil
-import signal
 import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from hand_run.process import RoomInstance, interrupt
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = {"broker": "KAFKA_BOOTSTRAP_SERVERS", "rules": "HAND_RULES_ADDR", "room": "HAND_ROOM_ADDR",
@@ -57,20 +62,22 @@ def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Pat
     with out.open("w") as stdout:
         proc = subprocess.Popen([sys.executable, "-m", "hand_run"], env=env, cwd=ROOT,
                                 stdout=stdout, stderr=subprocess.STDOUT)
+    second = None
     try:
         addresses = _addresses(proc, out, timeout=60)
         assert REQUIRED <= set(addresses), out.read_text()
-        node_env = {**os.environ, **addresses, "HAND_CONFORMANCE_REQUIRED": "1"}
+        second = RoomInstance({**env, "KAFKA_BOOTSTRAP_SERVERS": addresses["KAFKA_BOOTSTRAP_SERVERS"],
+                               "HAND_ROOM_PORT": "0"}, tmp_path / "room-b.out")
+        room_b = second.start()  # a second room instance: the same broker, store and group
+        node_env = {**os.environ, **addresses, "HAND_ROOM_ADDR_B": room_b, "HAND_CONFORMANCE_REQUIRED": "1"}
         done = subprocess.run(["node", "--test", "--test-reporter=spec", "clients/conformance"], cwd=ROOT,
                               env=node_env, capture_output=True, text=True, timeout=240)
         assert done.returncode == 0, (f"node --test clients/conformance exited {done.returncode}\n"
-                                      f"{done.stdout}\n{done.stderr}\n--- hand_run ---\n{out.read_text()[-6000:]}")
+                                      f"{done.stdout}\n{done.stderr}\n--- hand_run ---\n{out.read_text()[-6000:]}"
+                                      f"\n--- room B ---\n{(tmp_path / 'room-b.out').read_text()[-4000:]}")
         assert "# fail 0" in done.stdout or "fail 0" in done.stdout, done.stdout
+        assert "# skipped 0" in done.stdout or "skipped 0" in done.stdout, done.stdout
     finally:
-        if proc.poll() is None:
-            proc.send_signal(signal.SIGINT)
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+        if second is not None:
+            second.stop()
+        interrupt(proc)

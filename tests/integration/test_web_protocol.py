@@ -23,8 +23,11 @@ from hand_rules.server import RulesServer
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
 
+from .web_support import PROTOCOLS
+from .web_support import client as _client
+from .web_support import preflight as _preflight
+
 SERVICE = pb.DESCRIPTOR.services_by_name["RulesService"]
-PROTOCOLS = [ProtocolType.CONNECT, ProtocolType.GRPC_WEB]
 
 
 @pytest.fixture
@@ -78,17 +81,6 @@ async def test_a_refusal_keeps_its_code_rule_error_and_language(servers, protoco
     assert any("\u0600" <= ch <= "\u06ff" for ch in error.message) == (lang == "ar")
 
 
-def _preflight(web: WebServer, origin: str) -> http.client.HTTPResponse:
-    conn = http.client.HTTPConnection(web.target.rsplit(":", 1)[0], web.port, timeout=5)
-    conn.request("OPTIONS", "/hand.v1.RulesService/Echo", headers={
-        "Origin": origin, "Access-Control-Request-Method": "POST",
-        "Access-Control-Request-Headers": "content-type,connect-protocol-version"})
-    response = conn.getresponse()
-    response.read()
-    conn.close()
-    return response
-
-
 async def test_cors_allows_only_the_configured_origins(servers) -> None:
     import asyncio
 
@@ -99,11 +91,6 @@ async def test_cors_allows_only_the_configured_origins(servers) -> None:
     assert "connect-protocol-version" in allowed.getheader("access-control-allow-headers")
     refused = await asyncio.to_thread(_preflight, web, "http://elsewhere.example")
     assert refused.status == 403 and refused.getheader("access-control-allow-origin") is None
-
-
-def _client(web: WebServer, protocol: ProtocolType) -> ConnectClient:
-    return ConnectClient(web.url.rstrip("/"), protocol=protocol, codec=google_protobuf_binary_codec(),
-                         send_compression=None)
 
 
 @pytest.mark.parametrize("protocol", PROTOCOLS, ids=["connect", "grpc-web"])

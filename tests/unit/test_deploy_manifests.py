@@ -223,7 +223,10 @@ def test_kubernetes_sets_only_registered_environment_variables() -> None:
         for container in _containers(document):
             assert "envFrom" not in container, f"{name}: list variables explicitly"
         for container in _hand_containers(document):
-            unknown = {var["name"] for var in container.get("env", [])} - set(ENV_VARS)
+            # The pod's own fields (downward API, e.g. POD_NAME) are read by Kubernetes to expand
+            # $(POD_NAME) in the settings that follow, never by a service.
+            unknown = {var["name"] for var in container.get("env", [])
+                       if "fieldRef" not in var.get("valueFrom", {})} - set(ENV_VARS)
             assert not unknown, f"{name}/{container['name']}: unregistered {sorted(unknown)}"
 
 
@@ -316,7 +319,7 @@ def test_kubernetes_runs_more_than_one_replica_of_the_rules_and_room_services(mo
     chosen = [
         document
         for _, document in _k8s_documents()
-        if document["kind"] == "Deployment"
+        if document["kind"] in ("Deployment", "StatefulSet")
         and any(_module_of(c.get("command")) == module for c in _containers(document))
     ]
     assert sum(document["spec"].get("replicas", 1) for document in chosen) >= 2
@@ -505,9 +508,12 @@ def test_the_secrets_the_manifests_expect_are_documented() -> None:
 
 
 def test_replicated_hand_deployments_have_a_disruption_budget() -> None:
+    """Deployments and the room service's StatefulSet (the broker and the database are single pods)."""
     budgets = [d["spec"]["selector"]["matchLabels"].items() for _, d in _k8s_documents()
                if d["kind"] == "PodDisruptionBudget"]
     for name, document in _k8s_documents():
-        if document["kind"] == "Deployment" and document["spec"].get("replicas", 1) >= 2:
+        if document["kind"] in ("Deployment", "StatefulSet") and document["spec"].get("replicas", 1) >= 2 \
+                and _hand_containers(document):
             labels = document["spec"]["template"]["metadata"]["labels"].items()
             assert any(selector <= labels for selector in budgets), name
+

@@ -1,5 +1,6 @@
 // The one place that chooses the transport (Connect by default, gRPC-Web with ?transport=grpcweb)
-// and makes one client per service, as in the connect-es eliza demo.
+// and makes one client per service, as in the connect-es eliza demo. Room calls go to the page's own
+// server but a room's Act and Watch, which go to the room's owner (owner.ts: `owners`).
 import { ConnectError, createClient, type Interceptor } from "@connectrpc/connect";
 import { createConnectTransport, createGrpcWebTransport } from "@connectrpc/connect-web";
 import { AuthService } from "./gen/hand/v1/auth_service_pb";
@@ -9,23 +10,28 @@ import { RoomService } from "./gen/hand/v1/room_service_pb";
 import { RulesService } from "./gen/hand/v1/rules_service_pb";
 import { getLang } from "./i18n";
 import { Authorizer } from "./identity";
+import { Owners, overloadRetry } from "./owner";
 
 const language: Interceptor = (next) => async (req) => {
   req.header.set("accept-language", getLang());
   return next(req);
 };
 export const transportName = new URLSearchParams(location.search).get("transport") === "grpcweb" ? "grpc-web" : "connect";
-function transport(interceptors: Interceptor[]) {
-  const options = { baseUrl: location.origin, useBinaryFormat: true, interceptors };
+function transport(interceptors: Interceptor[], baseUrl = location.origin) {
+  const options = { baseUrl, useBinaryFormat: true, interceptors };
   return transportName === "grpc-web" ? createGrpcWebTransport(options) : createConnectTransport(options);
 }
 
 /** The auth service, without the session header; every other client sends it (identity.ts). */
 export const auth = createClient(AuthService, transport([language]));
 export const authorizer = new Authorizer(auth, () => localStorage.getItem("hand.name") || "");
-const withSession = transport([language, authorizer.interceptor]);
+const withSession = transport([language, overloadRetry, authorizer.interceptor]);
 
-export const rooms = createClient(RoomService, withSession);
+/** The room service at the page's own server and, for a room's Act and Watch, at its owner. */
+export const owners: Owners = new Owners(location.origin, (base) =>
+  createClient(RoomService, transport([language, overloadRetry, authorizer.interceptor, owners.learner], base)));
+(globalThis as { __handOwners?: Owners }).__handOwners = owners;
+export const rooms = owners.at(location.origin);
 export const rules = createClient(RulesService, withSession);
 export const ledger = createClient(LedgerService, withSession);
 

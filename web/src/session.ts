@@ -1,8 +1,9 @@
 // Seat tokens kept in the browser, and a Watch that resumes from the last seq + 1 after a drop.
 import { Code, ConnectError } from "@connectrpc/connect";
-import { authorizer, rooms } from "./api";
+import { authorizer, owners } from "./api";
 import { decode, type Update } from "./events";
 import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
+import { pause as sleep, retryAfterMs } from "./owner";
 
 export interface Seat { roomId: string; token: string; seat: number; name: string; }
 
@@ -47,11 +48,13 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
     let pause = 200;
     while (!stop.signal.aborted) {
       const attempt = new AbortController();
+      let wait: number | null = null;
       const quit = () => attempt.abort();
       stop.signal.addEventListener("abort", quit);
       streamStats.drop = quit; // a dropped connection, as far as this loop can tell
       try {
-        for await (const res of rooms.watch({ roomId, seatToken: token, fromSeq: next }, { signal: attempt.signal })) {
+        // at the room's owner (owner.ts: a ROOM_MOVED is followed, an unreachable owner skipped)
+        for await (const res of owners.watch({ roomId, seatToken: token, fromSeq: next }, attempt.signal)) {
           const u = decode(res);
           if (u.seq !== undefined && u.seq !== next) streamStats.gaps++;
           next = u.next;
@@ -61,7 +64,8 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
           onUpdate(u);
         }
       } catch (err) {
-        // dropped: reconnect below, from the last seq seen + 1
+        // dropped: reconnect below, from the last seq seen + 1 (OVERLOADED: after retry_after_ms)
+        wait = retryAfterMs(err);
         if (token && seatTokenDead(err)) { forgetSeat(roomId); token = ""; }
         else await authorizer.refused(err); // a session refused: renewed before the next attempt
       } finally {
@@ -70,7 +74,7 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
       if (stop.signal.aborted) return;
       onOnline(false);
       streamStats.reconnects++;
-      await new Promise((r) => setTimeout(r, pause));
+      await sleep(wait ?? pause, stop.signal);
       pause = Math.min(pause * 2, 3000);
     }
   })();

@@ -109,7 +109,7 @@ function serviceDefinition(fullName) {
 }
 
 /**
- * A promise-returning client of one service: client.CreateRoom(req, {lang, token})
+ * A promise-returning client of one service: client.CreateRoom(req, {lang, token, headers})
  * resolves to the decoded response or rejects with the grpc-js error, whose
  * `rule` is the decoded RuleError (or null). client.Watch(req) returns the
  * grpc-js stream (async-iterable).
@@ -125,6 +125,7 @@ function connect(fullName, address, { lang = 'en' } = {}) {
     md.set('accept-language', opts.lang || lang);
     const token = opts.token === undefined ? api.token : opts.token;
     if (token) md.set('authorization', `Bearer ${token}`);
+    for (const [k, v] of Object.entries(opts.headers || {})) md.set(k, v); // e.g. hand-redirected: 1
     return md;
   };
   for (const [name, m] of Object.entries(def)) {

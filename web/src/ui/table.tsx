@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
-import { refusal, rooms } from "../api";
+import { owners, refusal, rooms } from "../api";
 import { JOKERS, sortByRank, sortBySuit } from "../cards";
 import type { Update } from "../events";
 import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
@@ -91,7 +91,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     setError("");
     setOptimistic(shown);
     try {
-      const res = await rooms.act({ roomId, seatToken: token, actionId: newId(), action });
+      const res = await owners.act({ roomId, seatToken: token, actionId: newId(), action }); // at the room's owner
       if (res.lastSeq > seen.current) { pending.current = res.lastSeq; setPendingTick((n) => n + 1); }
       else setOptimistic(null);
       return true;
