@@ -317,14 +317,13 @@ class RoomOwner:
             return await self._process_locked(by_room)
 
     async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
-        budget = StoreBudget(self.store_timeout_s)  # the lookup, cold loads and the append share it
+        budget = StoreBudget(self.store_timeout_s)  # cold loads and the append share it
         # No action-id lookup before deciding: the append finds a retried id in its own
         # transaction (DuplicateAction: the first seqs are answered, nothing is written), and a
-        # refused command looks its id up then (_refused). One store read less per pass.
-        prior: dict = {}
+        # refused command looks its id up then (_answered_before). One store read less a pass.
         rooms = await budget.call(self._rooms(list(by_room)))
         batch = _Batch()
-        await asyncio.gather(*(self._plan(r, cmds, prior, batch, rooms[r]) for r, cmds in by_room.items()))
+        await asyncio.gather(*(self._plan(r, cmds, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
         began = time.perf_counter()
@@ -387,8 +386,7 @@ class RoomOwner:
         """The batch's rooms: cached, or folded from the store (the cold ones at once)."""
         return dict(zip(room_ids, await asyncio.gather(*(self.repo.get(r) for r in room_ids)), strict=True))
 
-    async def _plan(self, room_id: str, cmds: list[Command], prior: dict, batch: _Batch,
-                    room: Room | None) -> None:
+    async def _plan(self, room_id: str, cmds: list[Command], batch: _Batch, room: Room | None) -> None:
         """Decide one room's commands in order against the in-memory room."""
         seen: set[str] = set()
         keyed = False  # a command with an action id is planned before: it may be a retry
@@ -396,9 +394,6 @@ class RoomOwner:
             key = action_key(cmd)
             with structlog.contextvars.bound_contextvars(room_id=room_id, seat=cmd.seat,
                                                          command=type(cmd.body).__name__):
-                if key is not None and (room_id, key) in prior:
-                    await self._duplicate(cmd, prior[(room_id, key)])
-                    continue
                 if key is not None and key in seen:  # its first try is in this batch: redo after it
                     batch.redo.setdefault(room_id, []).extend(cmds[i:])
                     return

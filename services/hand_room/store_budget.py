@@ -1,7 +1,7 @@
 """One batch's time on the event store: its reads and its append share one budget.
 
 ``HAND_ROOM_STORE_TIMEOUT_S`` bounds how long the owner waits on the store
-for a batch (the action-id lookup, the rooms not in the cache, then the append) before it refuses the
+for a batch (the rooms not in the cache, then the append) before it refuses the
 batch's commands UNAVAILABLE: a crashed database's connections may hang
 instead of failing, and a player's client must hear back fast enough to
 retry. Each call gets what the earlier ones left.

@@ -89,37 +89,6 @@ async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_onc
         assert sum(e.kind == "move_made" for e in events) == 1
 
 
-async def test_the_lookup_and_the_append_share_one_store_timeout(broker, tmp_path: Path, unique: str) -> None:
-    """A slow action-id lookup leaves the append only what is left of the batch's store
-    timeout: the refusal comes after one timeout, not after the lookup plus another."""
-    budget_s, lookup_s = 2.0, 1.8
-    async with a_room(broker, tmp_path, unique, budget_s) as (server, _, ready):
-        _, _, mover, _, discard, before = ready
-        store = server.store
-        real_lookup, real_append, slowed = store.lookup_actions, store.append_batch, []
-
-        async def slow_lookup(keys):
-            if not slowed:
-                slowed.append(keys)
-                await asyncio.sleep(lookup_s)
-            return await real_lookup(keys)
-
-        async def hanging(items):
-            if len(slowed) > 1:
-                return await real_append(items)
-            slowed.append(items)
-            await asyncio.sleep(30)
-
-        store.lookup_actions, store.append_batch = slow_lookup, hanging
-        started = time.monotonic()
-        code, detail = await refusal(mover.act(discard, action_id="slow-lookup"))
-        took = time.monotonic() - started
-        assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
-        assert took < budget_s + 1.5 < lookup_s + budget_s, took  # one timeout, not two
-        done = await mover.act(discard, action_id="slow-lookup")  # the retry stores it once
-        assert done.first_seq == before and not done.duplicate
-
-
 async def test_a_cold_room_whose_load_hangs_is_refused_within_the_store_timeout(
         broker, tmp_path: Path, unique: str) -> None:
     """A command for a room not in the owner's cache (after a restart or a fail-over, or a
