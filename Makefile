@@ -59,8 +59,8 @@ proto-release: $(NODE_STAMP) ## cut the released contract image (only at a relea
 imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contracts in pyproject.toml)
 	$(VENV)/bin/lint-imports
 
-test: $(GEN_STAMP) lint imports web chromium ## the product's whole test suite (CI runs this; the research smoke tests: make research)
-	$(PY) -m pytest -q -n 2 --ignore=tests/research tests
+test: $(GEN_STAMP) lint imports web chromium ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
+	$(PY) -m pytest -q -n 2 -m 'not slow' --ignore=tests/research tests
 
 test-fast: $(GEN_STAMP) ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
 	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property

@@ -48,7 +48,6 @@ def _addresses(proc: subprocess.Popen, out: Path, timeout: float) -> dict[str, s
     raise AssertionError(f"hand_run did not start in {timeout} s:\n{out.read_text()}")
 
 
-@pytest.mark.slow
 def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Path) -> None:
     _node_ready()
     out = tmp_path / "run.out"
