@@ -14,7 +14,7 @@ from __future__ import annotations
 import random
 import time
 
-from .domain.commands import Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
+from .domain.commands import Act, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
 from .domain.errors import RoomCode, RoomError
 from .metrics import OVERLOAD_REFUSALS
 
@@ -27,10 +27,10 @@ class Admission:
         self.max_pending, self.max_delay_s = max_pending, max_delay_s
         self.refused = 0
 
-    def check(self, cmd: Command, pending: int, oldest_enqueued: float | None) -> None:
-        """Raise OVERLOADED for a client's command when ``pending`` commands wait or the
-        oldest of them has waited past the bound."""
-        if not isinstance(cmd.body, CLIENT_COMMANDS):
+    def check(self, body: object, pending: int, oldest_enqueued: float | None) -> None:
+        """Raise OVERLOADED for a client's command (its ``body``) when ``pending`` commands
+        wait or the oldest of them has waited past the bound."""
+        if not isinstance(body, CLIENT_COMMANDS):
             return
         delay = time.monotonic() - oldest_enqueued if oldest_enqueued is not None else 0.0
         if pending < self.max_pending and delay < self.max_delay_s:

@@ -245,7 +245,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         action = action_from_proto(request.action)
         expected = request.expected_seq if request.HasField("expected_seq") else None
         body = Act(action, expected)
-        self.router.admit(Command(request.room_id, body))  # past capacity: refused before any work
+        self.router.admit(request.room_id, body)  # past capacity: refused before any work
         _, seat = await self._seat(context, request.room_id, request.seat_token)
         began = time.perf_counter()
         reply = await self._call(Command(request.room_id, body, seat=seat, action_id=action_id))

@@ -39,12 +39,12 @@ class LocalQueue:
         self._flusher: asyncio.Task | None = None
         self.commands = self.batches = 0
 
-    def admit(self, cmd: Command) -> None:
-        """OVERLOADED for a client's command while the queue is past its bounds."""
-        self.admission.check(cmd, len(self._waiting), self._enqueued[0] if self._enqueued else None)
+    def admit(self, body: object) -> None:
+        """OVERLOADED for a client's command (its body) while the queue is past its bounds."""
+        self.admission.check(body, len(self._waiting), self._enqueued[0] if self._enqueued else None)
 
     async def submit(self, cmd: Command) -> Reply:
-        self.admit(cmd)
+        self.admit(cmd.body)
         fut = asyncio.get_running_loop().create_future()
         self._futures[cmd.command_id] = fut
         self._waiting.append(cmd)

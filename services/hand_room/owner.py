@@ -463,9 +463,10 @@ class RoomOwner:
         """This instance holds the room's partition: its gateway may decide in-process."""
         return partition_of(room_id, self.partitions) in self.owned
 
-    def admit(self, cmd: Command) -> None:
-        """OVERLOADED for a client's command while the in-process queue is past its bounds."""
-        self.local.admit(cmd)
+    def admit(self, body: object) -> None:
+        """OVERLOADED for a client's command (its body) while the in-process queue is past
+        its bounds."""
+        self.local.admit(body)
 
     async def submit(self, cmd: Command) -> Reply:
         """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from

@@ -22,17 +22,25 @@ def _decoded(entry: OutboxEntry) -> Recorded:
     return rec
 
 
-def private_value(entry: OutboxEntry) -> bytes:
+def private_bytes(rec: Recorded) -> bytes:
     """hand.room-events: complete but for seat credentials."""
-    return encode(private(_decoded(entry)))
+    return encode(private(rec))
+
+
+def public_bytes(rec: Recorded) -> bytes:
+    """hand.room-events-public: as a spectator sees it."""
+    return encode(for_seat(rec, None))
+
+
+def private_value(entry: OutboxEntry) -> bytes:
+    return private_bytes(_decoded(entry))
 
 
 def public_value(entry: OutboxEntry) -> bytes:
-    """hand.room-events-public: as a spectator sees it."""
-    return encode(for_seat(_decoded(entry), None))
+    return public_bytes(_decoded(entry))
 
 
 def values(rec: Recorded) -> tuple[bytes, bytes]:
     """A committed event rendered for the relay's routes, in their order (bootstrap):
     hand.room-events, then hand.room-events-public (``OutboxRelay.publish_direct``)."""
-    return encode(private(rec)), encode(for_seat(rec, None))
+    return private_bytes(rec), public_bytes(rec)

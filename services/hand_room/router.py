@@ -58,10 +58,10 @@ class CommandRouter:
                         owner_address=owner.address, owner_web_url=owner.web_url,
                         owner_instance=owner.instance_id)
 
-    def admit(self, cmd: Command) -> None:
+    def admit(self, room_id: str, body: object) -> None:
         """Refuse a client's command at once (OVERLOADED) when its owner here is full."""
-        if self.local(cmd.room_id):
-            self.owner.admit(cmd)
+        if self.local(room_id):
+            self.owner.admit(body)
 
     def new_room_id(self) -> str:
         """A fresh room id in a partition this instance owns, so that its creator's calls
