@@ -55,8 +55,11 @@ async def test_broker_then_owner_killed_mid_match_and_everything_agrees(tmp_path
         "HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}",
         "HAND_LEDGER_GROUP": f"l-{unique}", "HAND_LEDGER_EVENTSTORE_URL": store_url,
         "HAND_LEDGER_REPAIR_AFTER_S": "1"}), stack.kafka)
-    a = Instance("a", bootstrap, store_url, tmp_path)
-    b = Instance("b", bootstrap, store_url, tmp_path)
+    # the driver tries every candidate move of a turn, through both instances: it is one
+    # peer, and the per-peer request rate is not what this test is about
+    unlimited = {"HAND_RATE_PEER_PER_S": "0", "HAND_RATE_PLAYER_PER_S": "0"}
+    a = Instance("a", bootstrap, store_url, tmp_path, **unlimited)
+    b = Instance("b", bootstrap, store_url, tmp_path, **unlimited)
     channels: list = []
     watchers: dict[int, Watcher] = {}
     try:
