@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz run bench clean web chromium test-web
+.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz run bench clean web chromium promtool test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -59,10 +59,10 @@ proto-release: $(NODE_STAMP) ## cut the released contract image (only at a relea
 imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contracts in pyproject.toml)
 	$(VENV)/bin/lint-imports
 
-test: $(GEN_STAMP) lint imports web chromium ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
+test: $(GEN_STAMP) lint imports web chromium promtool ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
 	$(PY) -m pytest -q -n 2 -m 'not slow' --ignore=tests/research tests
 
-test-fast: $(GEN_STAMP) ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
+test-fast: $(GEN_STAMP) promtool ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
 	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
 
 research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; apart from make test, which keeps to the product)
@@ -99,6 +99,14 @@ $(WEB_STAMP): web/package.json web/package-lock.json
 
 web: $(WEB_STAMP) ## build the web app into web/dist (TypeScript from proto/ with buf + local protoc-gen-es, esbuild; tsc checks types)
 	cd web && node build.mjs && node_modules/.bin/tsc -p .
+
+PROMTOOL := .tools/prometheus/usr/bin/promtool
+promtool: $(PROMTOOL) ## Debian's promtool for the checks of deploy/prometheus, unpacked into .tools/ (no root, no service)
+$(PROMTOOL):
+	rm -rf .tools/deb && mkdir -p .tools/deb
+	cd .tools/deb && { apt-get download -q prometheus || { apt-get update -q && apt-get download -q prometheus; }; }
+	dpkg-deb -x .tools/deb/prometheus_*.deb .tools/prometheus && rm -rf .tools/deb
+	test -x $@
 
 CHROMIUM ?= /usr/bin/chromium
 chromium: ## install Debian's chromium for the browser tests when it is missing
