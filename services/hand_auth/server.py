@@ -12,6 +12,7 @@ import structlog
 from hand.v1 import auth_service_pb2, auth_service_pb2_grpc
 from hand_common.config import AuthConfig
 from hand_common.grpc_server import ServedService
+from hand_common.readiness import Readiness
 from hand_common.identity import Verifier
 from hand_common.sessionkeys import private_key
 
@@ -54,7 +55,7 @@ class AuthServer:
         except OSError:
             await self.store.close()
             raise
-        await served.start()
+        await served.start(Readiness({"store": self.store.ping}))
         self._served = served
         log.info("listening", service=SERVICE_NAME, address=self.target, kid=signer.kid)
 

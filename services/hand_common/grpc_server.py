@@ -2,8 +2,9 @@
 
 A ``grpc.aio`` server with the configured message limits, behind the edge
 interceptors (rate limiter, the door: ``hand_common.serving``), serving
-``grpc.health.v1.Health`` ("" and the service's full name: SERVING while up,
-NOT_SERVING while draining) and server reflection, bound on the configured
+``grpc.health.v1.Health`` ("": liveness, SERVING while up; the service's full
+name: readiness, SERVING while up or, with a ``Readiness``, while its checks hold;
+both NOT_SERVING while draining) and server reflection, bound on the configured
 address with TLS or mutual TLS when a certificate is configured. The rules,
 room, ledger and auth servers each add their own servicer to ``server`` and
 keep their own start-up around it.
@@ -20,6 +21,7 @@ from grpc_reflection.v1alpha import reflection
 
 from hand_common.config import GrpcServerConfig, RateLimitConfig
 from hand_common.identity import Verifier
+from hand_common.readiness import Readiness
 from hand_common.serving import bind, edge_interceptors
 
 SERVING = health_pb2.HealthCheckResponse.SERVING
@@ -42,18 +44,24 @@ class ServedService:
                                             self.server)
         self.port = 0
         self.started = False
+        self.readiness: Readiness | None = None
 
     def bind(self) -> int:
         """Listen on the configured address (``OSError`` when it cannot); the bound port."""
         self.port = bind(self.server, self.config)
         return self.port
 
-    async def start(self) -> None:
-        """Start serving (bind first) and report SERVING for "" and the service."""
+    async def start(self, readiness: Readiness | None = None) -> None:
+        """Start serving (bind first) and report SERVING for "" (liveness) and for the
+        service (readiness), or, with ``readiness``, the service as its checks say."""
         await self.server.start()
         self.started = True
-        for name in ("", self.name):
-            await self.health.set(name, SERVING)
+        await self.health.set("", SERVING)
+        if readiness is None:
+            await self.health.set(self.name, SERVING)
+        else:
+            self.readiness = readiness
+            await readiness.start(self.health, self.name)
 
     async def stop(self, grace: float | None = None) -> None:
         """Health NOT_SERVING, refuse new calls, give in-flight ones ``grace`` seconds
@@ -61,6 +69,8 @@ class ServedService:
         if not self.started:
             return
         self.started = False
+        if self.readiness is not None:
+            await self.readiness.stop()
         await self.health.enter_graceful_shutdown()
         await self.server.stop(self.config.shutdown_grace_s if grace is None else grace)
 

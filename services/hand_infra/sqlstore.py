@@ -16,6 +16,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import structlog
+from sqlalchemy import text
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
@@ -76,6 +77,12 @@ class SqlStore:
 
     async def start(self) -> None:
         self.connect()
+
+    async def ping(self) -> bool:
+        """The store answers a trivial query (readiness: ``hand_common.readiness``)."""
+        async with self.engine.connect() as conn:
+            await conn.execute(text("SELECT 1"))
+        return True
 
     async def close(self) -> None:
         """Close every pooled connection."""

@@ -15,6 +15,7 @@ import structlog
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
 from hand_common.config import LedgerConfig
 from hand_common.grpc_server import ServedService
+from hand_common.readiness import Readiness
 from hand_common.identity import Verifier
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.settings import KafkaSettings
@@ -82,7 +83,10 @@ class LedgerServer:
         except OSError:
             await self.stop()
             raise
-        await served.start()
+        checks = {"store": self.store.ping}
+        if self.watch is not None:
+            checks["broker"] = lambda: self.watch is not None and self.watch.up
+        await served.start(Readiness(checks))
         self._served = served
         log.info("listening", service=SERVICE_NAME, address=self.target)
 

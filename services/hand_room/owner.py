@@ -120,6 +120,7 @@ class RoomOwner:
         self.feeds = feeds
         self.ownership = ownership
         self.owned: set[int] = set()
+        self.in_group = False  # holds its assignment: not between a revocation and the next one (readiness)
         self.version = 0  # bumped when ``owned`` changes
         self.partitions = settings.partitions
         self.timers = TurnTimers(repo=self.repo, store=store, fire=self.submit, owns=self.owns, ask=self._ask_bot,
@@ -172,6 +173,7 @@ class RoomOwner:
         refused by the store's unique seq); they are reloaded on assignment."""
         await retire_consumer(self._task, self._listener, self._consumer)
         self._replace_owned = True
+        self.in_group = False
         self._consumer = self._new_consumer()
         self._listener = _Listener(self)
         self._consumer.subscribe([self.t_commands], listener=self._listener)
@@ -209,6 +211,7 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- ownership
     def _revoke(self, parts: set[int]) -> None:
+        self.in_group = False
         self.owned -= parts
         self.version += 1
 
@@ -226,6 +229,7 @@ class RoomOwner:
             if self.owned - parts:
                 self._revoke(self.owned - parts)
         self.owned |= parts
+        self.in_group = True
         self.version += 1
         rearmed = 0
         for room_id in await self.index.active():

@@ -12,6 +12,7 @@ from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.config import RoomConfig
 from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
+from hand_common.readiness import Readiness
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -79,7 +80,8 @@ class RoomServer:
             self.gateway_descriptor = DESCRIPTOR
             self.browser_service = (self.gateway, self.gateway_descriptor, self.interceptors)
             room_service_pb2_grpc.add_RoomServiceServicer_to_server(self.gateway, served.server)
-            await served.start()
+            await served.start(Readiness({"partitions": lambda: i.owner.in_group, "broker": i.owner.broker_up,
+                                          "store": self.store.ping}, timeout_s=self.config.store_timeout_s))
             self._served = served
             log.info("listening", service=SERVICE_NAME, address=self.target, instance=self.instance_id,
                      advertised=me.address)

@@ -3,7 +3,7 @@
 store that serves browsers itself (``HAND_WEB_ENABLED=on``, its own ``HAND_WEB_ADVERTISED_URL``, the
 stack's page origin in ``HAND_WEB_CORS_ORIGINS``). ``web/e2e/two-instances.scenario.mjs``: a page
 served by the second instance hosts a room (so that instance owns it); a page served by the stack
-joins it by code and plays to the score sheet with its Act and Watch sent cross-origin to the owner;
+joins it by code and plays two turns with its Act and Watch sent cross-origin to the owner;
 after a reload its first Watch is refused ROOM_MOVED at home and followed, marked."""
 
 from __future__ import annotations
@@ -39,6 +39,13 @@ def _second_instance(stack: LocalStack, log: Path) -> tuple[RoomInstance, str]:
     return room, url
 
 
+def _notable(log: Path) -> str:
+    """A log's lines that explain a failed scenario: ownership moves, warnings, errors, refusals."""
+    keep = ("partitions_", "warning", "error", "ROOM_MOVED", "redirect", "feed_", "Heartbeat", "rebalanc")
+    lines = [line for line in log.read_text(errors="replace").splitlines() if any(k in line for k in keep)]
+    return "\n".join(lines[-60:])[-6000:]
+
+
 def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     ensure_built()
@@ -53,5 +60,6 @@ def test_a_page_plays_a_room_owned_by_another_instance(tmp_path: Path) -> None:
         finally:
             second.stop()
     assert result.returncode == 0, (result.stdout[-6000:] + result.stderr[-2000:]
-                                    + "\n--- room B ---\n" + (tmp_path / "room-b.out").read_text()[-3000:])
+                                    + "\n--- the stack (A) ---\n" + _notable(stack.log)
+                                    + "\n--- room B ---\n" + _notable(tmp_path / "room-b.out"))
     assert "# fail 0" in result.stdout and "# pass 1" in result.stdout, result.stdout[-3000:]

@@ -3,7 +3,9 @@ gone) and ``make run``'s keeper starts it again on its port. The room service de
 the room in-process all along (it owns it), fails cross-instance commands fast while
 the broker is away, reconnects and re-publishes its outbox after; the ledger
 reconnects and completes what the broker lost from the event store. The match
-finishes, and the store, every Watch stream and the ledger hold the same seqs."""
+finishes, and the store, every Watch stream and the ledger hold the same seqs. Readiness
+(grpc.health.v1 under the service's name) is NOT_SERVING while the broker is away, liveness
+("") SERVING throughout."""
 
 from __future__ import annotations
 
@@ -13,6 +15,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
@@ -29,6 +32,18 @@ from .chaos_support import assert_streams_and_ledger_agree
 from .room_support import Watcher, create_room, join_all, play_to_end, room_config, seq_of, wait_for
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="kills the embedded broker")
+
+
+SERVING = health_pb2.HealthCheckResponse.SERVING
+NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
+
+
+async def _health(target: str, service: str = "hand.v1.RoomService") -> tuple[int, int]:
+    """(liveness, readiness) as grpc.health.v1 answers them."""
+    async with grpc.aio.insecure_channel(target) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        return tuple([(await stub.Check(health_pb2.HealthCheckRequest(service=name))).status
+                      for name in ("", service)])
 
 
 @pytest.mark.timeout(240)
@@ -65,6 +80,11 @@ async def test_a_match_goes_on_through_a_broker_restart_and_everything_agrees(tm
         broker.keeper.tansu._proc.kill()
         killed_at = time.monotonic()
         await wait_for(lambda: not room.watch.up and not ledger.watch.up, 5)
+        # readiness follows the broker (hand_common.readiness); liveness does not
+        await wait_for(lambda: room._served.readiness.ready is False and ledger._served.readiness.ready is False, 5)
+        assert await _health(room.target) == (SERVING, NOT_SERVING)
+        assert await _health(ledger.target, "hand.v1.LedgerService") == (SERVING, NOT_SERVING)
+        assert "broker" in room._served.readiness.failing
         began = time.monotonic()
         with pytest.raises(RoomError) as refused:  # a command that needs the broker: refused at once
             await room.bus.send(Command(room_id, TurnTimeout(1, 1)))
@@ -78,6 +98,8 @@ async def test_a_match_goes_on_through_a_broker_restart_and_everything_agrees(tm
         await wait_for(lambda: broker.keeper.restarts == 1, 30)
         await wait_for(lambda: room.watch.up and ledger.watch.up, 30)
         recovered_s = time.monotonic() - killed_at
+        await wait_for(lambda: room._served.readiness.ready and ledger._served.readiness.ready, 30)
+        assert await _health(room.target) == (SERVING, SERVING)
         await asyncio.wait_for(match, 180)
 
         events = EventStore(store_url)

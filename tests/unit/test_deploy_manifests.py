@@ -517,3 +517,20 @@ def test_replicated_hand_deployments_have_a_disruption_budget() -> None:
             labels = document["spec"]["template"]["metadata"]["labels"].items()
             assert any(selector <= labels for selector in budgets), name
 
+
+
+def test_readiness_probes_ask_for_the_service_and_liveness_for_the_process() -> None:
+    """hand_common.readiness: the service's name is SERVING only while its partitions, broker and
+    store answer; "" while the process serves. A readiness probe without the name would keep an
+    instance that lost its broker in the Service."""
+    wanted = {"room-service": "hand.v1.RoomService", "ledger-service": "hand.v1.LedgerService",
+              "auth-service": "hand.v1.AuthService"}
+    for stem, service in wanted.items():
+        path = K8S_DIR / f"{stem}.yaml"
+        workloads = [d for d in yaml.safe_load_all(path.read_text())
+                     if d and d["kind"] in {"Deployment", "StatefulSet"}]
+        assert workloads, stem
+        for workload in workloads:
+            container = workload["spec"]["template"]["spec"]["containers"][0]
+            assert container["readinessProbe"]["grpc"].get("service") == service, stem
+            assert "service" not in container["livenessProbe"]["grpc"], stem
