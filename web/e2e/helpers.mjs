@@ -58,15 +58,24 @@ export async function awaitTurn(p) {
   return !(await sheet(p).isVisible());
 }
 
-/** One turn by clicks: draw from the stock (unless it is the starter's discard-only turn), discard a card. */
+/** One turn by clicks: draw from the stock (unless it is the starter's discard-only turn), discard a card.
+ * Returns early when the turn passes without it (on a loaded machine its timer may play it). */
 export async function playTurn(p) {
   const draw = p.getByRole("button", { name: /^(Draw|اسحب)$/ });
   if (await draw.isEnabled()) await draw.click();
   const hand = p.getByRole("region", { name: /Your hand|ورقك/ });
-  if ((await hand.locator('button.card[aria-pressed="true"]').count()) === 0) {
-    await hand.locator("button.card").first().click();
+  const discard = p.getByRole("button", { name: /^(Discard|ارمِ)$/ });
+  for (const deadline = Date.now() + LONG; Date.now() < deadline; await p.waitForTimeout(50)) {
+    if (await sheet(p).isVisible()) return;
+    const busy = (await hand.getAttribute("aria-busy")) === "true"; // the draw not yet seen on the stream
+    if (busy) continue;
+    if (!(await myTurn(p).isVisible())) return; // the turn passed
+    if ((await hand.locator('button.card[aria-pressed="true"]').count()) === 0) {
+      await hand.locator("button.card").first().click();
+    }
+    if (await discard.isEnabled()) break;
   }
-  await p.getByRole("button", { name: /^(Discard|ارمِ)$/ }).click();
+  await discard.click();
   await p.getByRole("button", { name: /^(Discard|ارمِ)$/, disabled: true }).or(sheet(p)).first().waitFor();
 }
 
