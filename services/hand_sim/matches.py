@@ -53,10 +53,10 @@ class CraftedRules(LocalRules):
     def __init__(self, plans: Mapping[int, Mapping[int, Plan]]) -> None:
         self.plans = plans
 
-    async def start_round(self, options, n, *, seed, dealer, round_no):
+    async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
         plans = self.plans.get(round_no)
         if not plans:
-            return await super().start_round(options, n, seed=seed, dealer=dealer, round_no=round_no)
+            return await super().start_round(options, n, seed=seed, dealer=dealer, round_no=round_no, fair=fair)
         if dealer is None:
             dealer = engine_start_round(options, n, seed=seed, round_no=1)[0].dealer
         deck = crafted_deck(n, dealer, {s: p.cards() for s, p in plans.items()}, seed + round_no)
