@@ -170,3 +170,22 @@ async def test_a_match_with_a_fixed_seed_is_unverifiable_and_a_running_round_pen
     fair_run = await play_match("hand", 4, rounds=1, seed=5, fair=True, stop_after=30)
     checks = verify_deals(for_seat(r, None) for r in fair_run.stored)
     assert [c.verdict for c in checks] == ["pending"] and checks[0].server_seed == b""
+
+
+async def test_the_command_line_verifier_reads_a_file_of_public_events(tmp_path, capsys) -> None:
+    from google.protobuf import json_format
+
+    from hand_room.domain import to_proto
+    from hand_verify.__main__ import main
+
+    run = await _fair_match()
+    public = [for_seat(r, None) for r in run.stored]
+    good, bad = tmp_path / "good.jsonl", tmp_path / "bad.jsonl"
+    good.write_text("".join(json_format.MessageToJson(to_proto(r), indent=None) + "\n" for r in public))
+    tampered = _tamper(public, RoundScored, lambda e: replace(e, server_seed=_flip(e.server_seed)))
+    bad.write_text("".join(json_format.MessageToJson(to_proto(r), indent=None) + "\n" for r in tampered))
+    assert main(["--events", str(good)]) == 0
+    assert "round 1: verified (hand-deal/1)" in capsys.readouterr().out
+    assert main(["--events", str(bad)]) == 1
+    assert "does not hash to the commitment" in capsys.readouterr().out
+    assert main(["--events", str(tmp_path / "missing")]) == 2
