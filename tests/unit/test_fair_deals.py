@@ -161,7 +161,8 @@ async def test_a_tampered_seed_a_changed_commitment_a_swapped_card_fail() -> Non
     target = moves[3].seq
     swapped = [replace(r, event=swap_discard(r.event)) if r.seq == target else r for r in public]
     verdict = verify_deals(swapped)[0]
-    assert verdict.verdict == "failed" and verdict.mismatch_seq == target
+    # refused there, or (the other card happened to be in that hand too) caught by a later event
+    assert verdict.verdict == "failed" and verdict.mismatch_seq is not None and verdict.mismatch_seq >= target
 
 
 async def test_a_match_with_a_fixed_seed_is_unverifiable_and_a_running_round_pending() -> None:
