@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz run bench clean web chromium promtool test-web
+.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz verify-deal run bench clean web chromium promtool test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -80,6 +80,9 @@ soak-broker: $(GEN_STAMP) ## one hour of rooms at human pace on the embedded bro
 fuzz: $(GEN_STAMP) ## garbage, mutated and oversized requests to every RPC (HAND_FUZZ_REQUESTS per RPC, default 5000; HAND_FUZZ_SEED)
 	HAND_FUZZ_REQUESTS=$${HAND_FUZZ_REQUESTS:-5000} $(PY) -m pytest -q -s -p no:cacheprovider tests/integration/test_fuzz.py 2>&1 \
 	  | grep -aE '^(fuzz |[A-Z][A-Za-z]+: |[0-9]+ (passed|failed)|FAILED|E )'
+
+verify-deal: $(GEN_STAMP) ## verify a room's provably fair deals from its public record: make verify-deal ROOM=<id> [LEDGER=127.0.0.1:50053] (or EVENTS=<file>)
+	$(PY) -m hand_verify $(if $(EVENTS),--events '$(EVENTS)','--ledger' '$(or $(LEDGER),127.0.0.1:50053)' '$(ROOM)')
 
 run: $(GEN_STAMP) web ## run the whole backend locally, and the web app (Ctrl-C stops it)
 	$(PY) -m hand_run

@@ -649,6 +649,62 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.ok(seen.size > 0 && [...seen].every(cards.isCard), 'hand card ids are 1..106');
   });
 
+  it('verifies a provably fair deal itself, from the revealed seeds (decision 0022)', { timeout: MATCH_TIMEOUT_MS }, async () => {
+    const deal = require('./lib/deal');
+    const created = await S.room.CreateRoom({
+      rules: { preset: 'hand', overrides: { rounds: 1 } }, rounds: 1, seat_count: 2, turn_seconds: 30,
+      visibility: 'ROOM_VISIBILITY_PRIVATE', player_name: 'Fair', seat_seed: 'conformance-seed',
+      player_id: S.playerId || `conformance-${crypto.randomUUID()}`,
+    });
+    const roomId = created.room.room_id;
+    await S.room.FillWithBots({ room_id: roomId, seat_token: created.seat_token, level: 'BOT_LEVEL_BEGINNER' });
+    await S.room.StartMatch({ room_id: roomId, seat_token: created.seat_token }); // no seed: fair deals
+    await S.room.LeaveRoom({ room_id: roomId, seat_token: created.seat_token }); // a bot plays the host's seat
+    const deadline = Date.now() + MATCH_TIMEOUT_MS - 10000;
+    let replay = null;
+    while (Date.now() < deadline) {
+      try {
+        replay = await S.ledger.GetReplay({ room_id: roomId, from_seq: 0 });
+        if (replay.complete) break;
+      } catch (e) { if (e.code !== Code.NOT_FOUND) throw e; }
+      await sleep(300);
+    }
+    assert.ok(replay && replay.complete, 'the fair match finished and reached the ledger');
+    const seats = replay.events.filter((e) => e.event === 'seat_taken').map((e) => e.seat_taken);
+    assert.equal(seats.find((s) => s.seat === 0).seat_seed, 'conformance-seed', 'the host seat seed is recorded');
+    let round = null;
+    let rounds = 0;
+    for (const ev of replay.events) {
+      if (ev.event === 'round_dealt') {
+        const dealt = ev.round_dealt;
+        const started = dealt.events.find((e) => e.event === 'round_started').round_started;
+        assert.equal(started.deal_version, 1, 'round_started.deal_version');
+        assert.deepEqual(started.seat_seeds.slice(0, 1), ['conformance-seed']);
+        round = { dealt, started };
+      } else if (ev.event === 'move_made' && round) {
+        for (const e of ev.move_made.events) if (e.event === 'stock_rebuilt') {
+          const key = deal.dealKey(round.dealt.server_seed, round.started.seat_seeds, round.dealt.round_no, 2);
+          const r = e.stock_rebuilt;
+          assert.deepEqual(deal.rebuild(key, r.order, r.rebuild_no), [...r.order], `rebuild ${r.rebuild_no} recomputed`);
+        }
+      } else if (ev.event === 'round_scored' && round) {
+        const seed = ev.round_scored.server_seed;
+        assert.deepEqual(Buffer.from(deal.commitment(seed)), Buffer.from(round.started.commitment),
+          'SHA-256(revealed server seed) = the commitment');
+        assert.deepEqual(Buffer.from(seed), Buffer.from(round.dealt.server_seed));
+        const key = deal.dealKey(seed, round.started.seat_seeds, round.dealt.round_no, 2);
+        assert.deepEqual(deal.deck(key), [...round.dealt.deck], 'the deck recomputed from the revealed seeds');
+        if (round.dealt.round_no === 1) assert.equal(deal.dealer(key, 2), round.dealt.dealer, 'round 1 dealer');
+        rounds++;
+        round = null;
+      }
+    }
+    assert.ok(rounds >= 1, 'a round was scored');
+    const verdict = await S.ledger.VerifyDeal({ room_id: roomId });
+    assert.equal(verdict.ok, true, JSON.stringify(verdict.rounds.map((r) => r.mismatch)));
+    assert.ok(verdict.rounds.every((r) => r.verdict === enumValue('hand.v1.DealVerdict', 'DEAL_VERDICT_VERIFIED')));
+  });
+
   it('answers the rules service from proto/ too (Echo)', async () => {
     const res = await S.rules.Echo({ payload: Buffer.from('hand') });
     assert.equal(Buffer.from(res.payload).toString(), 'hand');

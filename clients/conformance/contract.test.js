@@ -24,6 +24,18 @@ test('card ids follow cards.proto: 1..106, 0 is no card', () => {
   assert.equal(all.size, 106);
 });
 
+test('hand-deal/1 from decision 0022 alone gives the known-answer vector', () => {
+  const deal = require('./lib/deal');
+  const seed = Buffer.from([...Array(32).keys()]);
+  const key = deal.dealKey(seed, ['alice', 'bob'], 1, 2);
+  assert.equal(key.toString('hex'), 'b9e2c70b6a17092de2d2462321f7202bdb089a1341e4e37a6614d387b9bf6822');
+  assert.deepEqual(deal.deck(key).slice(0, 10), [81, 83, 68, 13, 43, 38, 25, 4, 79, 3]);
+  assert.equal(deal.dealer(key, 2), 1);
+  assert.equal(deal.commitment(seed).toString('hex'), '630dcd2966c4336691125448bbb25b4ff412a49c732db2c8abc1b8581bd710dd');
+  assert.deepEqual(deal.rebuild(key, [10, 2, 6, 4], 1), [6, 2, 10, 4]);
+  assert.equal(new Set(deal.deck(key)).size, 106);
+});
+
 test('every proto file loads and every service resolves', () => {
   for (const s of ['hand.v1.RoomService', 'hand.v1.RulesService', 'hand.v1.LedgerService']) {
     const svc = hand.root.lookupService(s);

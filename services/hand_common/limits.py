@@ -34,12 +34,14 @@ LIMITS: Mapping[str, int | None] = MappingProxyType({
     # room service
     "hand.v1.CreateRoomRequest.player_name": 64,
     "hand.v1.CreateRoomRequest.player_id": MAX_ID,
+    "hand.v1.CreateRoomRequest.seat_seed": 64,  # hand_engine's MAX_SEAT_SEED_BYTES (bytes, checked there)
     "hand.v1.ListRoomsRequest.page_token": 64,
     "hand.v1.GetRoomRequest.room_id": MAX_ID,
     "hand.v1.JoinRoomRequest.room_id": MAX_ID,
     "hand.v1.JoinRoomRequest.join_code": 16,
     "hand.v1.JoinRoomRequest.player_name": 64,
     "hand.v1.JoinRoomRequest.player_id": MAX_ID,
+    "hand.v1.JoinRoomRequest.seat_seed": 64,
     "hand.v1.LeaveRoomRequest.room_id": MAX_ID,
     "hand.v1.LeaveRoomRequest.seat_token": 64,
     "hand.v1.FillWithBotsRequest.room_id": MAX_ID,
@@ -60,6 +62,7 @@ LIMITS: Mapping[str, int | None] = MappingProxyType({
     "hand.v1.GetReplayRequest.room_id": MAX_ID,
     "hand.v1.GetReplayRequest.seat_token": 64,
     "hand.v1.CheckReplayRequest.room_id": MAX_ID,
+    "hand.v1.VerifyDealRequest.room_id": MAX_ID,
     # auth service
     "hand.v1.SignInGuestRequest.device_id": 128,
     "hand.v1.SignInGuestRequest.display_name": 64,

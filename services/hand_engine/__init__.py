@@ -22,6 +22,8 @@ from .events import (
     CardDiscarded, CardsLaidOff, DiscardTaken, Event, JokerRetrieved, MeldsLaid, RoundEnded, RoundStarted,
     StockDrawn, StockRebuilt, TakeReturned, TurnStarted,
 )
+from .fair import DealSeeds, commitment, check_seat_seed
+from .fair import VERSION as DEAL_VERSION
 from .feasibility import meeting_submissions
 from .invariants import check_state
 from .match import (
@@ -46,7 +48,7 @@ from .suggest import suggest
 from .views import PublicSeat, SeatView, TurnView, redact, view
 
 __all__ = [
-    "Action", "Candidate", "CardDiscarded", "CardsLaidOff", "Code", "Discard", "DiscardTaken",
+    "Action", "Candidate", "DEAL_VERSION", "DealSeeds", "check_seat_seed", "commitment", "CardDiscarded", "CardsLaidOff", "Code", "Discard", "DiscardTaken",
     "DrawStock", "Event", "FEWER_PENALTY_POINTS", "JokerRetrieved", "LayMelds", "LayOff", "MODES",
     "MOST_OUTS", "MatchState", "Meld", "MeldSpec", "MeldsLaid", "NO_TIE", "Options",
     "PERSPECTIVE_FORMAT", "PLAYOFF", "PRESETS", "PublicSeat", "RetrieveJoker", "ReturnTake",

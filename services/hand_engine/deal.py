@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from .cards import N_CARDS
 from .errors import Code, refuse
 from .events import Event, RoundStarted, TurnStarted
+from . import fair as fairdeal
+from .fair import DealSeeds
 from .options import Options
 from .rng import derive
 from .state import RoundState, Seat, Turn
@@ -29,20 +31,25 @@ def start_round(
     dealer: int | None = None,
     deck: Sequence[int] | None = None,
     round_no: int = 1,
+    fair: DealSeeds | None = None,
 ) -> tuple[RoundState, tuple[Event, ...]]:
-    """Deal a round from ``seed`` (or an explicit ``deck`` order)."""
+    """Deal a round from ``seed`` (version 0), or from ``fair``'s seeds (version 1,
+    ``fair.py``); an explicit ``deck`` order is taken as given (a replay's fold)."""
     if type(n_seats) is not int:
         raise refuse(Code.INVALID_ARGUMENT, "the number of seats must be an integer", field="seats")
     options.check_players(n_seats)
     if type(seed) is not int or not 0 <= seed < 2**64:
         raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)", field="seed")
     rng = derive(seed, "round", round_no)
+    key = fairdeal.deal_key(fair, round_no, n_seats) if fair is not None else b""
     if dealer is None:
-        dealer = rng.randrange(n_seats)
+        dealer = fairdeal.dealer(key, n_seats) if key else rng.randrange(n_seats)
     elif type(dealer) is not int or not 0 <= dealer < n_seats:
         raise refuse(Code.INVALID_ARGUMENT, f"dealer must be a seat 0..{n_seats - 1}", field="dealer", min=0,
                      max=n_seats - 1)
-    if deck is None:
+    if deck is None and key:
+        d = fairdeal.deck(key, N_CARDS)
+    elif deck is None:
         order = list(range(N_CARDS))
         rng.shuffle(order)
         d = tuple(order)
@@ -57,10 +64,11 @@ def start_round(
     turn = Turn(seat=starter, phase="play", opening_discard=True)
     state = RoundState(
         options=options, n=n_seats, dealer=dealer, seed=seed, deck=d, seats=seats,
-        stock=d[dealt:], pile=(), melds=(), turn=turn, round_no=round_no, turn_no=1,
+        stock=d[dealt:], pile=(), melds=(), turn=turn, round_no=round_no, turn_no=1, deal_key=key,
     )
+    committed = (fairdeal.VERSION, fairdeal.commitment(fair.server_seed), fair.seat_seeds) if fair else (0, b"", ())
     events: tuple[Event, ...] = (
-        RoundStarted(round_no, dealer, starter, n_seats, seed, d),
+        RoundStarted(round_no, dealer, starter, n_seats, seed, d, *committed),
         TurnStarted(starter, 1, False, True),
     )
     return state, events

@@ -20,6 +20,9 @@ class RoundStarted:
     n_seats: int
     seed: int | None  # secret (None in a redacted event)
     deck: tuple[int, ...]  # secret: never leaves the server in a view
+    deal_version: int = 0  # public: how the deck derives (fair.py); 0 = from the match seed
+    commitment: bytes = b""  # public: SHA-256 of the round's server seed (version 1)
+    seat_seeds: tuple[str, ...] = ()  # public: each seat's seed the deal used (version 1)
 
 
 @dataclass(frozen=True)

@@ -213,6 +213,7 @@ def position_to_dict(state: RoundState) -> dict[str, Any]:
         "rebuilds": state.rebuilds, "rebuild_orders": [_cs(o) for o in state.rebuild_orders],
         "last_opening_total": state.last_opening_total,
         "result": _result_out(state.result),
+        **({"deal_key": state.deal_key.hex()} if state.deal_key else {}),
     }
 
 
@@ -245,6 +246,7 @@ def position_from_dict(d: dict[str, Any], check: bool = True) -> RoundState:
             draw_turns=_int(d["draw_turns"]), rebuilds=_int(d["rebuilds"]),
             rebuild_orders=tuple(_ps(o) for o in d["rebuild_orders"]),
             last_opening_total=_opt_int(d["last_opening_total"]), result=_result_in(d["result"]),
+            deal_key=bytes.fromhex(d.get("deal_key", "")),
         )
         if check:
             check_state(state)

@@ -19,6 +19,7 @@ from .events import (
     CardDiscarded, CardsLaidOff, DiscardTaken, Event, JokerRetrieved, MeldsLaid, RoundEnded,
     StockDrawn, StockRebuilt, TakeReturned, TurnStarted,
 )
+from . import fair as fairdeal
 from .feasibility import can_meet
 from .rng import shuffled
 from .rules import (
@@ -331,7 +332,10 @@ def _next_turn(state: RoundState, events: list[Event]) -> tuple[RoundState, tupl
         if not source:
             return _exhaust(state, events)
         n = state.rebuilds + 1
-        order = shuffled(state.seed, tuple(sorted(source)), "rebuild", state.round_no, n)
+        if state.deal_key:
+            order = fairdeal.rebuild(state.deal_key, source, n)
+        else:
+            order = shuffled(state.seed, tuple(sorted(source)), "rebuild", state.round_no, n)
         state = evolve(
             state, stock=order, pile=keep, rebuilds=n,
             rebuild_orders=(*state.rebuild_orders, order),

@@ -114,6 +114,7 @@ class RoundState:
     rebuild_orders: tuple[tuple[int, ...], ...] = ()
     last_opening_total: int | None = None
     result: RoundResult | None = None
+    deal_key: bytes = b""  # SECRET: a version-1 deal's key (fair.py), for the rebuilds; b"" in version 0
 
     @property
     def starter(self) -> int:

@@ -7,7 +7,7 @@ from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
 from hand_engine import options_from_dict, unit_of, view
 from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
-from hand_room.domain import complete, for_seat, room_info, to_proto
+from hand_room.domain import DealCheck, complete, for_seat, room_info, to_proto
 
 from .privacy import Viewer
 from .reads import PlayerStats, Sheet
@@ -80,6 +80,19 @@ def check_to_proto(c: Check) -> pb.CheckReplayResponse:
     return pb.CheckReplayResponse(ok=c.ok, events_checked=c.events, moves_checked=c.moves,
                                   results_checked=c.results, mismatch_seq=c.mismatch_seq,
                                   mismatch=c.mismatch)
+
+
+_VERDICT = {"verified": pb.DEAL_VERDICT_VERIFIED, "failed": pb.DEAL_VERDICT_FAILED,
+            "pending": pb.DEAL_VERDICT_PENDING, "unverifiable": pb.DEAL_VERDICT_UNVERIFIABLE}
+
+
+def deals_to_proto(room_id: str, checks: list[DealCheck]) -> pb.VerifyDealResponse:
+    return pb.VerifyDealResponse(room_id=room_id, ok=bool(checks) and all(c.verdict == "verified" for c in checks),
+                                 rounds=[pb.DealCheck(
+                                     round_no=c.round_no, deal_version=c.deal_version, verdict=_VERDICT[c.verdict],
+                                     commitment=c.commitment, server_seed=c.server_seed, seat_seeds=c.seat_seeds,
+                                     rebuilds=c.rebuilds, moves=c.moves, mismatch_seq=c.mismatch_seq,
+                                     mismatch=c.mismatch) for c in checks])
 
 
 def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,

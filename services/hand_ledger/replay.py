@@ -18,7 +18,7 @@ from typing import Any
 
 from hand_engine import apply, next_deal, standings, start_round
 from hand_room.domain import (
-    MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, evolve,
+    MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, dealt_seeds, evolve,
 )
 
 
@@ -61,11 +61,13 @@ def _first_difference(fresh: Sequence[Any], recorded: Sequence[Any]) -> str:
     return f"{len(fresh)} engine events recomputed, {len(recorded)} recorded"
 
 
-def _expected_deal(room: Room) -> tuple[int, int]:
-    """The dealer and number the next round must have (round 1's dealer: the seed's)."""
+def _expected_deal(room: Room, ev: RoundDealt) -> tuple[int, int]:
+    """The dealer and number the next round must have (round 1's dealer: the seed's, or in a
+    version-1 deal the one its seeds derive)."""
     dealer, round_no = next_deal(room.match)
     if dealer is None:
-        dealer = start_round(room.options, room.n, seed=room.match.seed, round_no=round_no)[0].dealer
+        dealer = start_round(room.options, room.n, seed=room.match.seed, round_no=round_no,
+                             fair=dealt_seeds(ev))[0].dealer
     return dealer, round_no
 
 
@@ -88,10 +90,10 @@ def _(ev: MoveMade, before: Room, rec: Recorded) -> tuple[Room, str]:
 
 @_verify.register
 def _(ev: RoundDealt, before: Room, rec: Recorded) -> tuple[Room, str]:
-    if (ev.dealer, ev.round_no) != _expected_deal(before):
+    if (ev.dealer, ev.round_no) != _expected_deal(before, ev):
         return before, "dealer or round number out of rotation"
     _, fresh = start_round(before.options, before.n, seed=before.match.seed, dealer=ev.dealer,
-                           deck=ev.deck, round_no=ev.round_no)
+                           deck=ev.deck, round_no=ev.round_no, fair=dealt_seeds(ev))
     after = evolve(before, rec)
     if tuple(fresh) != ev.events:
         return after, _first_difference(fresh, ev.events)

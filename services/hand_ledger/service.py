@@ -19,7 +19,7 @@ from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_infra.sqlstore import store_refusal
-from hand_room.domain import token_hash
+from hand_room.domain import for_seat, token_hash, verify_deals
 
 from . import grpc_messages, handles, reads
 from .privacy import Viewer
@@ -172,3 +172,18 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         if not archived:
             raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
         return grpc_messages.check_to_proto(await asyncio.to_thread(check, archived))
+
+    @_rpc
+    async def VerifyDeal(self, request: pb.VerifyDealRequest, context) -> pb.VerifyDealResponse:
+        """Decision 0022: the room's deals verified from its public record (each archived event
+        as hand.room-events-public carries it), as anyone could from that topic."""
+        room_id = _room_id(request.room_id)
+        try:
+            async with self.store.read() as conn:
+                archived = await reads.load_events(conn, room_id)
+            if not archived:
+                raise LedgerError("ROOM_NOT_FOUND", "the ledger has no such room")
+            checks = await asyncio.to_thread(verify_deals, [for_seat(r, None) for r in archived])
+        except (DecodeError, RuleViolation, ValueError, KeyError) as exc:  # a corrupted archive row
+            raise LedgerError("REPLAY_BROKEN", str(exc)) from None
+        return grpc_messages.deals_to_proto(room_id, checks)

@@ -24,7 +24,7 @@ from hand_common.identity import Verifier
 from hand_common.language import language_of
 from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
-from hand_engine import RuleViolation
+from hand_engine import RuleViolation, check_seat_seed
 from hand_infra.eventstore import EventStore
 from hand_infra.sqlstore import unreachable
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
@@ -161,7 +161,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                           preset=request.rules.preset or DEFAULT_PRESET, options=options, seats=seats,
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,
-                          token_hash=token_hash(token), waiting_ttl_s=self.waiting_ttl_s)
+                          token_hash=token_hash(token), waiting_ttl_s=self.waiting_ttl_s,
+                          seat_seed=_seat_seed(request))
         reply = await self._call(Command(room_id, body))
         return pb.CreateRoomResponse(room=await self._info_after(room_id, reply, 0), seat=0, seat_token=token)
 
@@ -201,7 +202,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             raise limits.invalid("target", "give room_id or join_code")
         token = secrets.token_urlsafe(24)
         wanted = request.seat if request.HasField("seat") else None
-        reply = await self._call(Command(room_id, JoinRoom(name, player_id, token_hash(token), wanted)))
+        reply = await self._call(Command(room_id, JoinRoom(name, player_id, token_hash(token), wanted,
+                                                           seat_seed=_seat_seed(request))))
         return pb.JoinRoomResponse(room=await self._info_after(room_id, reply, reply.seat), seat=reply.seat,
                                    seat_token=token)
 
@@ -348,6 +350,11 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
 def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:
     return event_message(room, rec, seat)
+
+
+def _seat_seed(request) -> str | None:
+    """A create's or join's seat seed (INVALID_ARGUMENT, field seat_seed, when bad); None: the owner draws one."""
+    return check_seat_seed(request.seat_seed) if request.HasField("seat_seed") else None
 
 
 def _page_token(offset: int) -> str:

@@ -12,8 +12,8 @@ __all__ = ["GrpcRules", "LocalRules", "RulesPort"]
 class LocalRules:
     """The engine called in-process (unit tests, single-process deployments)."""
 
-    async def start_round(self, options, n, *, seed, dealer, round_no):
-        return eng.start_round(options, n, seed=seed, dealer=dealer, round_no=round_no)
+    async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
+        return eng.start_round(options, n, seed=seed, dealer=dealer, round_no=round_no, fair=fair)
 
     async def apply(self, state, seat, action):
         return eng.apply(state, seat, action)
@@ -66,7 +66,7 @@ class GrpcRules:
             raise RoomError(RoomCode.ROOM_UNAVAILABLE, f"rules service: {exc.code().name}",
                             retry_after_ms=1000) from None
 
-    async def start_round(self, options, n, *, seed, dealer, round_no):
+    async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
         from hand.v1 import options_pb2, rules_service_pb2 as rs
         from hand_rules.convert import event_from_proto, options_to_proto, state_from_proto
 
@@ -74,6 +74,8 @@ class GrpcRules:
                                    seats=n, seed=seed, round_no=round_no)
         if dealer is not None:
             req.dealer = dealer
+        if fair is not None:
+            req.fair.server_seed, req.fair.seat_seeds[:] = fair.server_seed, fair.seat_seeds
         resp = await self._call(self._stub.StartRound, req)
         return state_from_proto(resp.state), [event_from_proto(e) for e in resp.events]
 

@@ -112,6 +112,8 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=request.dealer if request.HasField("dealer") else None,
             deck=convert.cards_in(request.deck.cards, Code.INVALID_ARGUMENT, "deck.cards") if deal == "deck" else None,
             round_no=request.round_no or 1,
+            fair=engine.DealSeeds(request.fair.server_seed, tuple(request.fair.seat_seeds))
+            if request.HasField("fair") else None,
         )
         return pb.StartRoundResponse(
             state=convert.state_to_proto(state), events=[convert.event_to_proto(e) for e in events]

@@ -53,10 +53,10 @@ class CraftedRules(LocalRules):
     def __init__(self, plans: Mapping[int, Mapping[int, Plan]]) -> None:
         self.plans = plans
 
-    async def start_round(self, options, n, *, seed, dealer, round_no):
+    async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
         plans = self.plans.get(round_no)
         if not plans:
-            return await super().start_round(options, n, seed=seed, dealer=dealer, round_no=round_no)
+            return await super().start_round(options, n, seed=seed, dealer=dealer, round_no=round_no, fair=fair)
         if dealer is None:
             dealer = engine_start_round(options, n, seed=seed, round_no=1)[0].dealer
         deck = crafted_deck(n, dealer, {s: p.cards() for s, p in plans.items()}, seed + round_no)
@@ -104,8 +104,10 @@ def seat_token(seat: int) -> str:
 async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1, room_id: str = "r1",
                      plans: Mapping[int, Mapping[int, Plan]] | None = None,
                      player_ids: Sequence[str] | None = None, stop_after: int | None = None,
-                     **overrides) -> MatchRun:
-    """Create, fill, start and play a match; every stored event in order."""
+                     fair: bool = False, **overrides) -> MatchRun:
+    """Create, fill, start and play a match; every stored event in order. ``seed`` fixes the
+    deals (version 0) and the moves; with ``fair`` it drives the moves only, and every round is
+    dealt provably fair (version 1: fresh server seeds, decision 0022)."""
     rules = CraftedRules(plans or {})
     ids = list(player_ids or [f"p{i}" for i in range(seats)])
     run = MatchRun(room=None)  # type: ignore[arg-type]
@@ -130,7 +132,7 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
                                turn_seconds=30, player_name="n0", player_id=ids[0], token_hash=token(0)))
     for s in range(1, seats):
         assert await do(JoinRoom(player_name=f"n{s}", player_id=ids[s], token_hash=token(s)))
-    assert await do(StartMatch(seed=seed), seat=0)
+    assert await do(StartMatch(seed=None if fair else seed), seat=0)
     rng = random.Random(seed)
     done: dict[tuple[int, int, str], int] = {}  # (round, seat, "first"/"then") -> turn laid
     while run.room.status == "playing":

@@ -1,10 +1,12 @@
 """The real stack: the room service publishes a whole match to its events topic and
 a ledger (PostgreSQL store) consumes it; the ledger's sheet and result equal the
-room's own standings, and the archive replays exactly (issue 5)."""
+room's own standings, and the archive replays exactly (issue 5); its provably fair deals
+verify through VerifyDeal and the command-line verifier (decision 0022)."""
 
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 
 import grpc
@@ -54,7 +56,7 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
             assert p.seat == i
         room_id = created.room.room_id
         watchers = {p.seat: Watcher(stub, room_id, p.token, metadata=p.metadata) for p in players}
-        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=5))
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token))
         await play_to_end(players, watchers)
         final = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
         for w in watchers.values():
@@ -92,6 +94,15 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
         assert [t.running_total for t in sheet.rounds[-1].teams] == [s.total for s in final.standings]
         stats = (await lstub.GetPlayerStats(lpb.GetPlayerStatsRequest(handle=sheet.seats[1].handle))).stats
         assert stats.matches == 1 and stats.rounds == len(sheet.rounds)
+        deals = await lstub.VerifyDeal(lpb.VerifyDealRequest(room_id=room_id))
+        assert deals.ok and [d.verdict for d in deals.rounds] == [lpb.DEAL_VERDICT_VERIFIED] * len(sheet.rounds)
+        assert all(len(d.server_seed) == 32 and len(d.seat_seeds) == 4 for d in deals.rounds)
+        cli = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "hand_verify", "--ledger", ledger.target, room_id,
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+        out, err = await cli.communicate()
+        assert cli.returncode == 0, (out, err)
+        assert out.decode().count(": verified (hand-deal/1)") == len(sheet.rounds)
     finally:
         await ledger_channel.close()
         await room_channel.close()

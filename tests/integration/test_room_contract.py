@@ -18,6 +18,7 @@ from hand.v1 import actions_pb2, room_bus_pb2, room_events_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
+from hand_room.domain import from_proto, verify_deals
 
 from .room_support import (
     Watcher, a_move_ready, create_room, join_all, make_topics, name, refusal, seq_of, start_instance, started_room,
@@ -149,8 +150,10 @@ async def test_a_returning_players_act_gives_the_seat_back_before_the_bots_next_
 
 
 async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
-    """hand.room-events-public: spectator-safe; hand.room-events: no seat credential;
-    hand.room-commands: no seat token and no token hash used as a credential."""
+    """hand.room-events-public: spectator-safe (a round's server seed only once it is over);
+    hand.room-events: no seat credential; hand.room-commands: no seat token and no token hash
+    used as a credential. The bots' round, dealt provably fair, verifies from the public topic
+    alone (decision 0022)."""
     stub = stack.stub
     bots = BotService(stack.broker, group_id=f"bots-{stack.unique}", topics=stack.topics)
     await bots.start()
@@ -159,7 +162,7 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
         room_id, token = created.room.room_id, players[0].token
         await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token,
                                                        level=room_pb2.BOT_LEVEL_BEGINNER))
-        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=3))
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token))  # no seed: fair deals
         await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))
 
         async def finished() -> bool:
@@ -186,7 +189,10 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
         if k == "match_started":
             assert not body.HasField("seed")
         if k == "round_dealt":
-            assert len(body.deck) == 0
+            assert len(body.deck) == 0 and body.server_seed == b""
+        if k == "round_scored":  # the reveal: after every move of the round
+            assert len(body.server_seed) == 32 and seq > max(s for s, e in public.items()
+                                                              if e.WhichOneof("event") == "move_made")
         for e in getattr(body, "events", ()):
             which = e.WhichOneof("event")
             if which == "stock_drawn":
@@ -194,9 +200,12 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
                 assert not e.stock_drawn.HasField("card")
             if which == "round_started":
                 assert not e.round_started.HasField("seed") and len(e.round_started.deck) == 0
+                assert e.round_started.deal_version == 1 and len(e.round_started.commitment) == 32
             if which == "stock_rebuilt":
                 assert len(e.stock_rebuilt.order) == 0
     assert drawn_seen > 0
+    checks = verify_deals(from_proto(public[s]) for s in sorted(public))
+    assert [c.verdict for c in checks] == ["verified"] and checks[0].moves > 10, checks
     for ev in private.values():
         if ev.WhichOneof("event") == "seat_taken":
             assert ev.seat_taken.token_hash == ""

@@ -10,7 +10,8 @@ from hand_common.config import SERVICES, ConfigError, LedgerConfig
 from hand_ledger import sheets
 from hand_ledger.grpc_messages import OUTCOME
 
-RPCS = ("GetScoreSheet", "GetMatchResult", "GetPlayerStats", "GetLeaderboard", "GetReplay", "CheckReplay")
+RPCS = ("GetScoreSheet", "GetMatchResult", "GetPlayerStats", "GetLeaderboard", "GetReplay", "CheckReplay",
+        "VerifyDeal")
 
 
 def test_ledger_service_has_every_rpc_with_its_own_request_and_response() -> None:

@@ -22,6 +22,9 @@ const en = {
   hint: "Select cards, then stage, lay off (click a meld) or discard. Drag works too.",
   watch: "Watch", roomLabel: "Room", seat: "Seat",
   yourStats: "Your statistics", noStatsYet: "No finished match yet: your rating appears after your first.",
+  verifyDeal: "Verify this deal", verified: "verified", failed: "FAILED", pending: "pending (round not over)",
+  unverifiable: "not provable (fixed seed)", commitment: "Commitment", serverSeed: "Revealed seed",
+  allVerified: "Every deal verified", notAllVerified: "Not every deal is verified",
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -46,6 +49,9 @@ const ar: Texts = {
   hint: "حدّد أوراقاً ثم جهّزها أو ألصقها (انقر مجموعة) أو ارمِ. السحب والإفلات يعمل أيضاً.",
   watch: "شاهد", roomLabel: "الغرفة", seat: "المقعد",
   yourStats: "إحصاءاتك", noStatsYet: "لا مباراة منتهية بعد: يظهر تقييمك بعد أول مباراة.",
+  verifyDeal: "تحقّق من التوزيع", verified: "مُتحقَّق منه", failed: "فشل التحقق", pending: "بانتظار نهاية الجولة",
+  unverifiable: "غير قابل للإثبات (بذرة ثابتة)", commitment: "الالتزام", serverSeed: "البذرة المكشوفة",
+  allVerified: "كل التوزيعات مُتحقَّق منها", notAllVerified: "ليست كل التوزيعات مُتحقَّقاً منها",
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

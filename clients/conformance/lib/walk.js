@@ -56,7 +56,7 @@ function badCardIds(type, msg) {
 
 /**
  * What a spectator-safe message must not carry (room_events.proto,
- * events.proto): a deck, a seed, a stock draw's card, a rebuild order, a
+ * events.proto): a deck, a seed, a round's server seed before its end, a stock draw's card, a rebuild order, a
  * player id, a token hash, a join code, a hand. Returns the offending paths.
  */
 function secretsIn(type, msg) {
@@ -66,7 +66,10 @@ function secretsIn(type, msg) {
     const set = (f) => has(m, f) && !(Array.isArray(m[f]) && m[f].length === 0) && m[f] !== '';
     const check = (f, cond) => { if (cond) leaks.push(`${at}.${f}`); };
     switch (name) {
-      case 'hand.v1.RoundDealt': check('deck', m.deck.length > 0); break;
+      case 'hand.v1.RoundDealt':
+        check('deck', m.deck.length > 0);
+        check('server_seed', m.server_seed && m.server_seed.length > 0); // revealed by round_scored only
+        break;
       case 'hand.v1.RoundStarted': check('deck', m.deck.length > 0); check('seed', has(m, 'seed')); break;
       case 'hand.v1.MatchStarted': check('seed', has(m, 'seed')); break;
       case 'hand.v1.StockDrawn': check('card', has(m, 'card')); break;

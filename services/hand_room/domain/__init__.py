@@ -8,7 +8,8 @@
 - ``audience``: what each reader may see of an event;
 - ``info``: a room's public description (``hand.v1.RoomInfo``);
 - ``commands`` / ``command_codec``: what a room is asked to do, and its wire form;
-- ``decide``: a command against a room → its events (or a ``RoomError`` refusal).
+- ``decide``: a command against a room → its events (or a ``RoomError`` refusal);
+- ``deal_check``: a room's provably fair deals verified from its public record.
 
 The ledger and the bot service read rooms through this package only.
 """
@@ -19,6 +20,7 @@ from .commands import (
     TurnTimeout,
 )
 from .decide import Decision, decide
+from .deal_check import DealCheck, verify_deals
 from .errors import RoomCode, RoomError
 from .audience import complete, for_seat, private
 from .codec import LEVEL_NAMES, MalformedEvent, decode, encode, from_proto, level_to_proto, standing_to_proto, to_proto
@@ -27,12 +29,13 @@ from .events import (
     RoomEvent, RoundDealt, RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken,
     TurnTimedOut, kind_of,
 )
-from .evolve import evolve
+from .evolve import dealt_seeds, evolve
 from .info import room_info
 from .room import Room, SeatSlot, token_hash
 
 __all__ = [
-    "AWAY_REASONS", "Act", "BOT_LEVELS", "BotTurn", "Command", "CreateRoom", "Decision",
+    "AWAY_REASONS", "Act", "BOT_LEVELS", "BotTurn", "Command", "CreateRoom", "DealCheck", "Decision", "dealt_seeds",
+    "verify_deals",
     "FillWithBots", "JoinRoom", "KINDS", "LEVEL_NAMES", "LeaveRoom", "MalformedEvent", "MatchEnded",
     "MatchStarted", "MoveMade", "Presence", "Recorded", "Room", "RoomCode", "RoomCreated",
     "RoomError", "RoomEvent", "RoundDealt", "RoundScored", "SeatAway", "SeatBack", "SeatConnected",

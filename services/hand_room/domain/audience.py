@@ -3,7 +3,7 @@
 | reader | function | left out |
 |---|---|---|
 | hand.room-events (room service, ledger) | ``private`` | seat token hashes |
-| a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, stock rebuild orders, other seats' drawn cards |
+| a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, a round's server seed (revealed by ``round_scored``), stock rebuild orders, other seats' drawn cards |
 | spectators, hand.room-events-public | ``for_seat(rec, None)`` | all of the above, every drawn card, and the join code |
 | a finished match's replay | ``complete`` | token hashes and player ids |
 
@@ -50,7 +50,7 @@ def for_seat(rec: Recorded, seat: int | None) -> Recorded:
     elif isinstance(ev, MatchStarted):
         out = replace(ev, seed=None)
     elif isinstance(ev, RoundDealt):
-        out = replace(ev, deck=(), events=tuple(redact(e, seat) for e in ev.events))
+        out = replace(ev, deck=(), server_seed=b"", events=tuple(redact(e, seat) for e in ev.events))
     elif isinstance(ev, MoveMade):
         out = replace(ev, events=tuple(redact(e, seat) for e in ev.events))
     else:

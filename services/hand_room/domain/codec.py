@@ -71,7 +71,7 @@ def _body(ev: RoomEvent):
         case SeatTaken():
             return pb.SeatTaken(seat=ev.seat, kind=_KIND[ev.kind], name=ev.name,
                                 bot_level=_LEVEL.get(ev.bot_level, 0), player_id=ev.player_id,
-                                token_hash=ev.token_hash)
+                                token_hash=ev.token_hash, seat_seed=ev.seat_seed)
         case SeatLeft():
             return pb.SeatLeft(seat=ev.seat)
         case SeatAway():
@@ -81,10 +81,10 @@ def _body(ev: RoomEvent):
         case SeatConnected():
             return pb.SeatConnected(seat=ev.seat, connected_at=_ts(ev.connected_at))
         case MatchStarted():
-            return pb.MatchStarted(seed=ev.seed)
+            return pb.MatchStarted(seed=ev.seed, deal_version=ev.deal_version)
         case RoundDealt():
             return pb.RoundDealt(round_no=ev.round_no, dealer=ev.dealer, deck=cards_out(ev.deck),
-                                 events=[event_to_proto(e) for e in ev.events])
+                                 events=[event_to_proto(e) for e in ev.events], server_seed=ev.server_seed)
         case MoveMade():
             return pb.MoveMade(seat=ev.seat, action=action_to_proto(ev.action), origin=_ORIGIN[ev.origin],
                                round_no=ev.round_no, turn_no=ev.turn_no,
@@ -92,7 +92,7 @@ def _body(ev: RoomEvent):
         case TurnTimedOut():
             return pb.TurnTimedOut(seat=ev.seat, round_no=ev.round_no, turn_no=ev.turn_no)
         case RoundScored():
-            return pb.RoundScored(round_no=ev.round_no, result=result_to_proto(ev.result))
+            return pb.RoundScored(round_no=ev.round_no, result=result_to_proto(ev.result), server_seed=ev.server_seed)
         case MatchEnded():
             return pb.MatchEnded(winners=ev.winners, standings=[standing_to_proto(s) for s in ev.standings])
     raise TypeError(f"not a room event: {ev!r}")
@@ -118,7 +118,7 @@ def _event(member: str, b) -> RoomEvent:
         case "seat_taken":
             return SeatTaken(seat=b.seat, kind=KIND_NAMES[b.kind], name=b.name,
                              bot_level=LEVEL_NAMES.get(b.bot_level, ""), player_id=b.player_id,
-                             token_hash=b.token_hash)
+                             token_hash=b.token_hash, seat_seed=b.seat_seed)
         case "seat_left":
             return SeatLeft(seat=b.seat)
         case "seat_away":
@@ -129,10 +129,10 @@ def _event(member: str, b) -> RoomEvent:
         case "seat_connected":
             return SeatConnected(seat=b.seat, connected_at=_secs(b.connected_at))
         case "match_started":
-            return MatchStarted(seed=b.seed if b.HasField("seed") else None)
+            return MatchStarted(seed=b.seed if b.HasField("seed") else None, deal_version=b.deal_version)
         case "round_dealt":
             return RoundDealt(round_no=b.round_no, dealer=b.dealer, deck=cards_in(b.deck, field="deck"),
-                              events=tuple(event_from_proto(e) for e in b.events))
+                              events=tuple(event_from_proto(e) for e in b.events), server_seed=b.server_seed)
         case "move_made":
             return MoveMade(seat=b.seat, action=action_from_proto(b.action), origin=_ORIGIN_NAMES[b.origin],
                             round_no=b.round_no, turn_no=b.turn_no,
@@ -140,7 +140,7 @@ def _event(member: str, b) -> RoomEvent:
         case "turn_timed_out":
             return TurnTimedOut(seat=b.seat, round_no=b.round_no, turn_no=b.turn_no)
         case "round_scored":
-            return RoundScored(round_no=b.round_no, result=result_from_proto(b.result))
+            return RoundScored(round_no=b.round_no, result=result_from_proto(b.result), server_seed=b.server_seed)
         case "match_ended":
             return MatchEnded(winners=tuple(b.winners), standings=tuple(
                 Standing(s.unit, s.total, s.outs, s.penalty_points) for s in b.standings))

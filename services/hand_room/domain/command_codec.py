@@ -22,10 +22,11 @@ def _body(b) -> tuple[str, object]:
                 join_code=b.code, visibility=_VIS[b.public], preset=b.preset,
                 options=options_to_proto(b.options), seat_count=b.seats, turn_seconds=b.turn_seconds,
                 player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash,
-                waiting_ttl_s=b.waiting_ttl_s)
+                waiting_ttl_s=b.waiting_ttl_s, seat_seed=b.seat_seed)
         case JoinRoom():
             return "join_room", pb.JoinRoomCommand(player_name=b.player_name, player_id=b.player_id,
-                                                   wanted_seat=b.wanted_seat, token_hash=b.token_hash)
+                                                   wanted_seat=b.wanted_seat, token_hash=b.token_hash,
+                                                   seat_seed=b.seat_seed)
         case LeaveRoom():
             return "leave_room", pb.LeaveRoomCommand()
         case FillWithBots():
@@ -66,10 +67,11 @@ def _from(member: str, b):
             return CreateRoom(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                               preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
                               turn_seconds=b.turn_seconds, player_name=b.player_name, player_id=b.player_id,
-                              token_hash=b.token_hash, waiting_ttl_s=b.waiting_ttl_s)
+                              token_hash=b.token_hash, waiting_ttl_s=b.waiting_ttl_s,
+                              seat_seed=_opt(b, "seat_seed"))
         case "join_room":
             return JoinRoom(player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash,
-                            wanted_seat=_opt(b, "wanted_seat"))
+                            wanted_seat=_opt(b, "wanted_seat"), seat_seed=_opt(b, "seat_seed"))
         case "leave_room":
             return LeaveRoom()
         case "fill_with_bots":

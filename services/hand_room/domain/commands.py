@@ -28,6 +28,7 @@ class CreateRoom:
     player_id: str
     token_hash: str
     waiting_ttl_s: int = 0
+    seat_seed: str | None = None  # the host's seed for the deals (None: the owner draws one)
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,7 @@ class JoinRoom:
     player_id: str
     token_hash: str
     wanted_seat: int | None = None
+    seat_seed: str | None = None  # the player's seed for the deals (None: the owner draws one)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from hand_engine import Action, RoundEnded, RuleViolation, next_deal, standings
+from hand_engine import Action, DealSeeds, RoundEnded, RuleViolation, check_seat_seed, next_deal, standings
 
 from .errors import RoomCode, RoomError
 from .ports import RulesPort
@@ -27,6 +27,12 @@ from .evolve import evolve
 from .room import Room
 
 STAND_IN_LEVEL = "middle"  # the bot that plays an away player's seat
+FAIR_DEAL_VERSION = 1  # MatchStarted.deal_version of a match started without a fixed seed
+
+
+def _seat_seed(sent: str | None) -> str:
+    """The seat's seed for the deals: the player's (checked), or one drawn for it."""
+    return secrets.token_hex(16) if sent is None else check_seat_seed(sent)
 
 
 @dataclass
@@ -106,7 +112,7 @@ async def _create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
                       seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s))
     d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash))
+                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
     d.seat = 0
 
 
@@ -120,7 +126,7 @@ async def _join(d: Decision, cmd: Command, rules: RulesPort) -> None:
         raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
     seat = free[0] if body.wanted_seat is None else body.wanted_seat
     d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash))
+                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
     d.seat = seat
 
 
@@ -154,7 +160,8 @@ async def _fill(d: Decision, cmd: Command, rules: RulesPort) -> None:
     if body.level not in BOT_LEVELS:
         raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
     for seat in room.free_seats():
-        d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}"))
+        d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}",
+                        seat_seed=_seat_seed(None)))
 
 
 async def _start(d: Decision, cmd: Command, rules: RulesPort) -> None:
@@ -164,7 +171,10 @@ async def _start(d: Decision, cmd: Command, rules: RulesPort) -> None:
     if room.free_seats():
         raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
                         free=len(room.free_seats()))
-    d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed))
+    # a fixed seed (tournaments, tests) deals as before (version 0: nothing to commit to, the
+    # seed's holder knows every deck); otherwise every round is provably fair (decision 0022)
+    d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed,
+                       deal_version=0 if body.seed is not None else FAIR_DEAL_VERSION))
     await _deal(d, rules)
 
 
@@ -258,9 +268,13 @@ async def _auto(d: Decision, rules: RulesPort, seat: int) -> None:
 async def _deal(d: Decision, rules: RulesPort) -> None:
     room = d.room
     dealer, round_no = next_deal(room.match)
+    fair = None
+    if room.deal_version >= FAIR_DEAL_VERSION:  # a fresh secret per round, committed in round_started
+        fair = DealSeeds(secrets.token_bytes(32), tuple(s.seat_seed for s in room.seats))
     state, events = await rules.start_round(room.options, room.n, seed=room.match.seed, dealer=dealer,
-                                            round_no=round_no)
-    d.add(RoundDealt(round_no=state.round_no, dealer=state.dealer, deck=state.deck, events=tuple(events)))
+                                            round_no=round_no, fair=fair)
+    d.add(RoundDealt(round_no=state.round_no, dealer=state.dealer, deck=state.deck, events=tuple(events),
+                     server_seed=fair.server_seed if fair else b""))
 
 
 async def _move(d: Decision, rules: RulesPort, seat: int, action: Action, origin: str) -> bool:
@@ -273,7 +287,7 @@ async def _move(d: Decision, rules: RulesPort, seat: int, action: Action, origin
     if state.result is None:
         return state.turn.seat == seat and state.turn_no == before.turn_no
     result = next(e for e in events if isinstance(e, RoundEnded)).result
-    d.add(RoundScored(round_no=state.round_no, result=result))
+    d.add(RoundScored(round_no=state.round_no, result=result, server_seed=d.room.server_seed))  # the reveal
     match = d.room.match
     if match.over:
         d.add(MatchEnded(winners=tuple(match.winners), standings=tuple(standings(match))))

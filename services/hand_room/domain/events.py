@@ -41,6 +41,7 @@ class SeatTaken:
     bot_level: str = ""
     player_id: str = ""  # PRIVATE: the ledger's key; empty on the public topic
     token_hash: str = ""  # the event store's only: never published
+    seat_seed: str = ""  # public: the seat's contribution to the match's fair deals (decision 0022)
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,7 @@ class SeatConnected:
 @dataclass(frozen=True)
 class MatchStarted:
     seed: int | None  # SECRET: None where redacted
+    deal_version: int = 0  # 1: every round provably fair (a committed server seed); 0: from the seed
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,7 @@ class RoundDealt:
     dealer: int
     deck: tuple[int, ...]  # SECRET: () where redacted
     events: tuple[Any, ...] = ()  # engine events of the deal
+    server_seed: bytes = b""  # SECRET until the round ends (b"" where redacted; version 1)
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,7 @@ class TurnTimedOut:
 class RoundScored:
     round_no: int
     result: RoundResult
+    server_seed: bytes = b""  # public: the round's server seed revealed (version 1)
 
 
 @dataclass(frozen=True)

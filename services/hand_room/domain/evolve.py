@@ -12,7 +12,7 @@ from dataclasses import replace
 from functools import singledispatch
 from typing import Any
 
-from hand_engine import RoundState, apply, record_round, start_match, start_round
+from hand_engine import DealSeeds, RoundStarted, RoundState, apply, record_round, start_match, start_round
 
 from .events import (
     MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, RoundScored, SeatAway,
@@ -50,7 +50,8 @@ def _apply(ev: Any, room: Room, at: float, after: RoundState | None, seq: int) -
 @_apply.register
 def _(ev: SeatTaken, room, at, after, seq):
     return _seat(room, ev.seat, kind=ev.kind, player_id=ev.player_id, name=ev.name,
-                 token_hash=ev.token_hash, bot_level=ev.bot_level, away=False, timeouts=0)
+                 token_hash=ev.token_hash, bot_level=ev.bot_level, away=False, timeouts=0,
+                 seat_seed=ev.seat_seed)
 
 
 @_apply.register
@@ -59,7 +60,7 @@ def _(ev: SeatLeft, room, at, after, seq):
     if gone:
         room = replace(room, left_tokens=room.left_tokens | {gone})
     return _seat(room, ev.seat, kind="empty", player_id="", name="", token_hash="", bot_level="",
-                 away=False, timeouts=0)
+                 away=False, timeouts=0, seat_seed="")
 
 
 @_apply.register
@@ -86,7 +87,8 @@ def _(ev: TurnTimedOut, room, at, after, seq):
 def _(ev: MatchStarted, room, at, after, seq):
     if ev.seed is None:
         raise ValueError("match_started without its seed cannot be folded")
-    return replace(room, status="playing", match=start_match(room.options, room.n, ev.seed))
+    return replace(room, status="playing", match=start_match(room.options, room.n, ev.seed),
+                   deal_version=ev.deal_version)
 
 
 @_apply.register
@@ -94,8 +96,19 @@ def _(ev: RoundDealt, room, at, after, seq):
     if not ev.deck:
         raise ValueError("round_dealt without its deck cannot be folded")
     state, _ = start_round(room.options, room.n, seed=room.match.seed, dealer=ev.dealer,
-                           deck=ev.deck, round_no=ev.round_no)
-    return replace(room, round=state, turn_started_at=at, round_seq=seq, moved_seq=seq)
+                           deck=ev.deck, round_no=ev.round_no, fair=dealt_seeds(ev))
+    return replace(room, round=state, turn_started_at=at, round_seq=seq, moved_seq=seq,
+                   server_seed=ev.server_seed)
+
+
+def dealt_seeds(ev: RoundDealt) -> DealSeeds | None:
+    """A version-1 deal's seeds (its server seed, round_started's seat seeds); None in version 0."""
+    if not ev.server_seed:
+        return None
+    started = next((e for e in ev.events if isinstance(e, RoundStarted)), None)
+    if started is None:
+        raise ValueError("round_dealt with a server seed but no round_started")
+    return DealSeeds(ev.server_seed, started.seat_seeds)
 
 
 @_apply.register

@@ -6,12 +6,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from hand_engine import Action, Options, RoundState
+from hand_engine import Action, DealSeeds, Options, RoundState
 
 
 class RulesPort(Protocol):
     async def start_round(self, options: Options, n: int, *, seed: int, dealer: int | None,
-                          round_no: int) -> tuple[RoundState, Sequence[Any]]: ...
+                          round_no: int, fair: DealSeeds | None = None) -> tuple[RoundState, Sequence[Any]]: ...
 
     async def apply(self, state: RoundState, seat: int, action: Action) -> tuple[RoundState, Sequence[Any]]: ...
 

@@ -23,6 +23,7 @@ class SeatSlot:
     away: bool = False  # a human seat currently played by a bot
     timeouts: int = 0  # consecutive expired turns
     connected_at: float = 0.0  # when the player's latest stream opened
+    seat_seed: str = ""  # the seat's contribution to the fair deals (public)
 
 
 @dataclass(frozen=True)
@@ -45,6 +46,8 @@ class Room:
     created_at: float = 0.0
     waiting_ttl_s: int = 0  # still waiting this long after created_at: expired (0: never)
     left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
+    deal_version: int = 0  # MatchStarted.deal_version
+    server_seed: bytes = b""  # SECRET: the current round's server seed (version 1), revealed at its end
 
     @property
     def n(self) -> int:

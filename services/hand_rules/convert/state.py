@@ -144,7 +144,7 @@ def state_to_proto(s: RoundState) -> state_pb2.RoundState:
         draw_turns=s.draw_turns, rebuilds=s.rebuilds,
         rebuild_orders=[cards_pb2.CardList(cards=cards_out(o)) for o in s.rebuild_orders],
         last_opening_total=s.last_opening_total,
-        result=None if s.result is None else result_to_proto(s.result),
+        result=None if s.result is None else result_to_proto(s.result), deal_key=s.deal_key,
     )
 
 
@@ -159,5 +159,5 @@ def state_from_proto(msg: state_pb2.RoundState) -> RoundState:
         draw_turns=msg.draw_turns, rebuilds=msg.rebuilds,
         rebuild_orders=tuple(cards_in(o.cards[:], _BAD, "rebuild_orders") for o in msg.rebuild_orders),
         last_opening_total=_opt(msg, "last_opening_total"),
-        result=result_from_proto(msg.result) if msg.HasField("result") else None,
+        result=result_from_proto(msg.result) if msg.HasField("result") else None, deal_key=msg.deal_key,
     )

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
-import type { GetReplayResponse } from "../gen/hand/v1/ledger_service_pb";
+import { DealVerdict, type GetReplayResponse, type VerifyDealResponse } from "../gen/hand/v1/ledger_service_pb";
 import { t } from "../i18n";
 import { eventLine } from "../events";
 import { loadSeat } from "../session";
@@ -47,5 +47,32 @@ export function Replay({ roomId }: { roomId: string }) {
       {v.melds.map((m) => <div class="meld"><span class="owner">{tx.meldBy(name(m.owner))}</span>{m.cards.map((c) => <Card id={c} small />)}</div>)}
       {v.hand.length > 0 && <><h3>{tx.yourHand}</h3><div class="cards">{v.hand.map((c) => <Card id={c} small />)}</div></>}
     </>}
+    <VerifyDeal roomId={roomId} />
   </main>;
+}
+
+const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+
+/** LedgerService.VerifyDeal (decision 0022): each round's commitment, revealed seed and verdict,
+ * checked from the room's public record. */
+function VerifyDeal({ roomId }: { roomId: string }) {
+  const tx = t();
+  const [res, setRes] = useState<VerifyDealResponse | undefined>();
+  const [error, setError] = useState("");
+  const verdict = (v: DealVerdict) => v === DealVerdict.VERIFIED ? tx.verified : v === DealVerdict.FAILED ? tx.failed
+    : v === DealVerdict.PENDING ? tx.pending : tx.unverifiable;
+  return <section class="verify-deal" aria-label={tx.verifyDeal}>
+    <button type="button" onClick={() => ledger.verifyDeal({ roomId }).then((r) => { setRes(r); setError(""); },
+      (e) => setError(refusal(e)))}>{tx.verifyDeal}</button>
+    {error && <p role="alert" class="error">{error}</p>}
+    {res && <>
+      <p role="status" class={res.ok ? "ok" : "error"}>{res.ok ? tx.allVerified : tx.notAllVerified}</p>
+      <ul>{res.rounds.map((r) => <li data-verdict={DealVerdict[r.verdict]}>
+        {tx.round} {r.roundNo}: <strong>{verdict(r.verdict)}</strong>
+        {r.commitment.length > 0 && <> · {tx.commitment} <code dir="ltr">{hex(r.commitment).slice(0, 16)}…</code></>}
+        {r.serverSeed.length > 0 && <> · {tx.serverSeed} <code dir="ltr">{hex(r.serverSeed).slice(0, 16)}…</code></>}
+        {r.mismatch && <> · {r.mismatch}</>}
+      </li>)}</ul>
+    </>}
+  </section>;
 }
