@@ -22,6 +22,10 @@ const en = {
   hint: "Select cards, then stage, lay off (click a meld) or discard. Drag works too.",
   watch: "Watch", roomLabel: "Room", seat: "Seat",
   yourStats: "Your statistics", noStatsYet: "No finished match yet: your rating appears after your first.",
+  chat: "Quick chat", chatPhrases: "Phrases", mute: (n: string) => `Mute ${n}`, unmute: (n: string) => `Unmute ${n}`,
+  spectator: "Spectator", chatSays: (n: string) => `${n} says`,
+  phrases: ["Hello!", "Hello to you too!", "Good luck!", "Well played!", "Hurry up, please", "Sorry!", "Thanks!",
+    "Congratulations!", "Good game!", "One more game?", "Be right back", "Bye!"],
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -46,6 +50,10 @@ const ar: Texts = {
   hint: "حدّد أوراقاً ثم جهّزها أو ألصقها (انقر مجموعة) أو ارمِ. السحب والإفلات يعمل أيضاً.",
   watch: "شاهد", roomLabel: "الغرفة", seat: "المقعد",
   yourStats: "إحصاءاتك", noStatsYet: "لا مباراة منتهية بعد: يظهر تقييمك بعد أول مباراة.",
+  chat: "دردشة سريعة", chatPhrases: "العبارات", mute: (n: string) => `كتم ${n}`, unmute: (n: string) => `إلغاء كتم ${n}`,
+  spectator: "مشاهد", chatSays: (n: string) => `${n} يقول`,
+  phrases: ["السلام عليكم", "وعليكم السلام", "بالتوفيق", "أحسنت!", "يلا بسرعة", "آسف!", "شكراً، يعطيك العافية",
+    "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 
