@@ -372,6 +372,24 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.equal(started.room.status, enumValue('hand.v1.RoomStatus', 'ROOM_STATUS_PLAYING'));
   });
 
+  it('sends a quick-chat phrase that the spectator stream receives as chat_sent; an unknown phrase is refused', async () => {
+    const sent = await S.room.Chat({ room_id: S.roomId, seat_token: S.token, phrase: 'QUICK_PHRASE_GOOD_LUCK' });
+    const seq = num(sent.seq);
+    const deadline = Date.now() + 10000;
+    let got = null;
+    while (!got && Date.now() < deadline) {
+      got = S.spectator.messages.find((m) => m.message === 'event' && num(m.event.seq) === seq);
+      if (!got) await sleep(50);
+    }
+    assert.ok(got, `the spectator's stream carries seq ${seq}`);
+    assert.equal(got.event.event, 'chat_sent', 'a chat is a typed room event');
+    assert.equal(got.event.chat_sent.phrase, enumValue('hand.v1.QuickPhrase', 'QUICK_PHRASE_GOOD_LUCK'));
+    assert.ok(has(got.event.chat_sent, 'seat') && got.event.chat_sent.seat === S.seat, 'the sender\'s seat, 0 included');
+    const rule = await refused(S.room.Chat({ room_id: S.roomId, seat_token: S.token, phrase: 999 }),
+      Code.INVALID_ARGUMENT, 'UNKNOWN_PHRASE');
+    assert.equal(rule.params.field, 'phrase');
+  });
+
   it('names the field and the limit of malformed requests', async (t) => {
     // seat_count: a player count the options refuse (INVALID_OPTIONS, like every player count)
     const seats = await refused(S.room.CreateRoom({ seat_count: 6, player_name: 'x' }), Code.INVALID_ARGUMENT,
@@ -592,8 +610,9 @@ describe('conformance: a bot-filled match through the public contract', { skip }
 
     const replay = await S.ledger.GetReplay({ room_id: S.roomId, from_seq: 0 });
     assert.equal(replay.complete, true, 'a finished match replays complete');
-    assert.deepEqual(replay.events.map((e) => e.event), S.host.map((e) => e.event),
-      'GetReplay carries the same events per seq as Watch');
+    assert.deepEqual(replay.events.map((e) => e.event), S.host.map((e) => e.event).filter((k) => k !== 'chat_sent'),
+      'GetReplay carries the same events per seq as Watch, quick chat left out');
+    assert.equal(num(replay.event_count), S.host.length, 'event_count counts every archived seq, chat included');
     const dealtAll = replay.events.find((e) => e.event === 'round_dealt').round_dealt;
     assert.equal(dealtAll.deck.length, 106, 'a finished replay is complete: the deal');
     assert.ok(has(replay.events.find((e) => e.event === 'match_started').match_started, 'seed'), '… and the seed');

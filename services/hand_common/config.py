@@ -166,6 +166,14 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "300", "rooms one peer address may create a minute (token bucket, burst the same); past it "
                    "CreateRoom is refused RATE_LIMITED (limit rooms_per_peer); 0: no limit"
         ),
+        "HAND_ROOM_CHAT_PER_MIN": EnvVar(
+            "30", "quick-chat phrases one sender (a seat, or a signed-in spectator) may send to a room "
+                  "a minute (token bucket, burst HAND_ROOM_CHAT_BURST); past it Chat is refused "
+                  "RATE_LIMITED (limit chat_per_sender, retry_after_ms); 0: no limit"
+        ),
+        "HAND_ROOM_CHAT_BURST": EnvVar(
+            "3", "quick-chat phrases one sender may send at once before HAND_ROOM_CHAT_PER_MIN applies"
+        ),
         "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
             "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
                 "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
@@ -593,6 +601,8 @@ class RoomConfig:
     waiting_ttl_s: int = 1800
     create_per_player_per_min: int = 20
     create_per_peer_per_min: int = 300
+    chat_per_min: int = 30
+    chat_burst: int = 3
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -618,6 +628,8 @@ class RoomConfig:
             waiting_ttl_s=env.integer("HAND_ROOM_WAITING_TTL_S", 0, 10**7),
             create_per_player_per_min=env.integer("HAND_ROOM_CREATE_PER_PLAYER_PER_MIN", 0, 10**6),
             create_per_peer_per_min=env.integer("HAND_ROOM_CREATE_PER_PEER_PER_MIN", 0, 10**6),
+            chat_per_min=env.integer("HAND_ROOM_CHAT_PER_MIN", 0, 10**6),
+            chat_burst=env.integer("HAND_ROOM_CHAT_BURST", 1, 1000),
         )
         env.check("room service")
         return config

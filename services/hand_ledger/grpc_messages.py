@@ -7,7 +7,7 @@ from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
 from hand_engine import options_from_dict, unit_of, view
 from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
-from hand_room.domain import DealCheck, complete, for_seat, room_info, to_proto
+from hand_room.domain import ChatSent, DealCheck, complete, for_seat, room_info, to_proto
 
 from .privacy import Viewer
 from .reads import PlayerStats, Sheet
@@ -98,12 +98,14 @@ def deals_to_proto(room_id: str, checks: list[DealCheck]) -> pb.VerifyDealRespon
 def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,
                     over: bool) -> pb.GetReplayResponse:
     """Events ``from_seq..step_no`` and the position after ``step_no``: each event as Watch
-    carries it to ``seat`` while the match runs (``for_seat``), complete once it is over."""
+    carries it to ``seat`` while the match runs (``for_seat``), complete once it is over.
+    Quick chat is left out (docs/decisions/0025-quick-chat.md): steps keep their seqs, a
+    chat's step just adds no event."""
     room = steps[step_no].room
     msg = pb.GetReplayResponse(room_id=room_id, complete=over, seat=seat, step=step_no,
                                event_count=len(steps))
     msg.events.extend(to_proto(complete(s.recorded) if over else for_seat(s.recorded, seat))
-                      for s in steps[from_seq:step_no + 1])
+                      for s in steps[from_seq:step_no + 1] if not isinstance(s.recorded.event, ChatSent))
     if room.round is not None:
         msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
         if over:

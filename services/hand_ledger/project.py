@@ -50,7 +50,7 @@ async def project(conn: AsyncConnection, rec: Recorded) -> None:
 
 @singledispatch
 async def _project(ev: RoomEvent, conn: AsyncConnection, room_id: str) -> None:
-    """Only archived (moves, presence, time-outs)."""
+    """Only archived (moves, presence, time-outs, quick chat)."""
 
 
 @_project.register

@@ -28,6 +28,7 @@ from .gateway import RoomGateway
 from .index import RoomIndex
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
+from .quick_chat import ChatLimits
 from .publish import private_value, public_value
 from .repository import RoomRepository
 from .router import CommandRouter
@@ -93,5 +94,6 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
                           store_timeout_s=config.store_timeout_s, waiting_ttl_s=config.waiting_ttl_s,
-                          creation=CreationLimits(config.create_per_player_per_min, config.create_per_peer_per_min))
+                          creation=CreationLimits(config.create_per_player_per_min, config.create_per_peer_per_min),
+                          chat_limits=ChatLimits(config.chat_per_min, config.chat_burst))
     return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership)

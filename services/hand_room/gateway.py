@@ -42,6 +42,7 @@ from .router import CommandRouter
 from .repository import RoomRepository
 from . import metrics as M
 from .creation import CreationLimits
+from .quick_chat import ChatLimits, QuickChat
 from .seat_access import SeatAccess
 from .status import to_status
 from .grpc_messages import event_message, room_info, snapshot_message
@@ -90,12 +91,14 @@ _rpc = rpc(log, refuse=_refuse, bind=_bind)
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, router: CommandRouter, store: EventStore, index: RoomIndex, repo: RoomRepository,
                  feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0,
-                 creation: CreationLimits | None = None, waiting_ttl_s: int = 0) -> None:
+                 creation: CreationLimits | None = None, waiting_ttl_s: int = 0,
+                 chat_limits: ChatLimits | None = None) -> None:
         self.router, self.store, self.index, self.repo, self.feeds = router, store, index, repo, feeds
         self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
         self.verifier = verifier
         self.creation, self.waiting_ttl_s = creation, waiting_ttl_s
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
+        self.chat = QuickChat(router, self.access, verifier, chat_limits or ChatLimits(30, 3))
         self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
         router.ownership.listeners.append(
             lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.announce_streams))
@@ -255,6 +258,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             time.perf_counter() - began)
         seqs = reply.seqs or (0,)
         return pb.ActResponse(first_seq=seqs[0], last_seq=seqs[-1], duplicate=reply.duplicate)
+
+    @_rpc
+    async def Chat(self, request: pb.ChatRequest, context) -> pb.ChatResponse:
+        return await self.chat.send(request, context)  # quick_chat.py
 
     # ----------------------------------------------------------------- watch
     async def Watch(self, request: pb.WatchRequest, context):

@@ -35,7 +35,7 @@ from .admission import Admission
 from hand_common.tracing import start_span
 
 from . import metrics as M
-from .domain import MoveMade, SeatAway, Room, decode, encode
+from .domain import ChatSent, MoveMade, SeatAway, Room, decode, encode
 from .domain.command_codec import decode_command
 from .domain.commands import Act, BotTurn, Command
 from .domain.decide import Decision, decide
@@ -358,7 +358,8 @@ class RoomOwner:
                 if self.feeds is not None:  # this instance's streams see it before the topic does
                     for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
                         self.feeds.offer(rec, after, trusted=True)
-                touched[room_id] = room
+                if not all(isinstance(rec.event, ChatSent) for rec in p.decision.events):
+                    touched[room_id] = room  # chat alone re-arms no timer and asks no bot again
                 published.extend(p.decision.events)
                 for rec in p.decision.events:
                     if isinstance(rec.event, SeatAway):

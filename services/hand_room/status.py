@@ -44,6 +44,8 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                            "ar": "هذه الغرفة خاصة: انضم إليها برمز الانضمام."},
     "ROOM_MOVED": {"en": "This room is served by another server ({owner_address}); nothing was changed.",
                    "ar": "هذه الغرفة يخدمها خادم آخر ({owner_address})؛ لم يتغير شيء."},
+    "UNKNOWN_PHRASE": {"en": "That is not a quick-chat phrase (this server knows 1 to {max}).",
+                       "ar": "هذه ليست عبارة من عبارات الدردشة السريعة (يعرف الخادم من 1 إلى {max})."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }

@@ -75,7 +75,7 @@ class TurnTimers:
         self._timers[room.room_id] = asyncio.get_running_loop().call_later(
             delay, lambda: asyncio.ensure_future(self.send_command(timeout)))
         if bot:
-            ask = (r.round_no, r.turn_no, r.turn.phase, room.seq)
+            ask = (r.round_no, r.turn_no, r.turn.phase, room.game_seq)  # chat asks nothing again
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
                 asyncio.ensure_future(self._ask_bot(room, seat))
@@ -124,7 +124,7 @@ class TurnTimers:
 
     def _ask_again(self, room: Room) -> None:
         current = self.repo.cached(room.room_id)
-        if current is not None and current.seq == room.seq and self.owns(room.room_id):
+        if current is not None and current.game_seq == room.game_seq and self.owns(room.room_id):
             self.arm(current)
 
     async def _ask_bot(self, room: Room, seat: int) -> None:
@@ -138,7 +138,7 @@ class TurnTimers:
         except Exception as exc:  # the store or the broker away: ask again soon, or the turn waits for its timer
             log_failure(log, "bot_request_failed", exc, room_id=room.room_id, seat=seat)
             asked = self._bot_asked.get(room.room_id)
-            if asked is not None and asked[-1] == room.seq:  # still the room's latest ask
+            if asked is not None and asked[-1] == room.game_seq:  # still the room's latest ask
                 del self._bot_asked[room.room_id]
             asyncio.get_running_loop().call_later(ASK_AGAIN_S, self._ask_again, room)
 

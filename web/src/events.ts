@@ -3,7 +3,7 @@
 // with a oneof of one typed message per kind; every message carries the watcher's view and the room.
 import type { Action } from "./gen/hand/v1/actions_pb";
 import { MoveOrigin, type RoomInfo } from "./gen/hand/v1/room_pb";
-import type { RoomEvent } from "./gen/hand/v1/room_events_pb";
+import type { ChatSent, RoomEvent } from "./gen/hand/v1/room_events_pb";
 import type { WatchResponse } from "./gen/hand/v1/room_service_pb";
 import type { RoundResult } from "./gen/hand/v1/state_pb";
 import type { SeatView } from "./gen/hand/v1/views_pb";
@@ -12,7 +12,7 @@ import { getLang } from "./i18n";
 
 export type Kind = "snapshot" | "room_created" | "seat_taken" | "seat_left" | "seat_away" | "seat_back"
   | "seat_connected" | "match_started" | "round_started" | "moved" | "turn_timed_out" | "round_scored"
-  | "match_ended";
+  | "match_ended" | "chat_sent";
 
 export interface Update {
   /** The from_seq to resume with after this message. */
@@ -30,6 +30,8 @@ export interface Update {
   result?: RoundResult;
   roundNo?: number;
   matchOver: boolean;
+  /** chat_sent: who sent which quick-chat phrase (ui/chat.tsx shows it; the log does not). */
+  chat?: ChatSent;
   /** A line for the table's log, in the player's language at the time it is shown ("" = nothing). */
   line: () => string;
 }
@@ -38,7 +40,7 @@ const KIND: Record<NonNullable<RoomEvent["event"]["case"]>, Kind> = {
   roomCreated: "room_created", seatTaken: "seat_taken", seatLeft: "seat_left", seatAway: "seat_away",
   seatBack: "seat_back", seatConnected: "seat_connected", matchStarted: "match_started",
   roundDealt: "round_started", moveMade: "moved", turnTimedOut: "turn_timed_out", roundScored: "round_scored",
-  matchEnded: "match_ended",
+  matchEnded: "match_ended", chatSent: "chat_sent",
 };
 
 export function decode(res: WatchResponse): Update {
@@ -56,7 +58,8 @@ export function decode(res: WatchResponse): Update {
     at: ev.at ? Number(ev.at.seconds) * 1000 + Math.floor(ev.at.nanos / 1e6) : undefined,
     result: e.case === "roundScored" ? e.value.result : undefined,
     matchOver: e.case === "matchEnded",
-    line: () => eventLine(ev, res.room),
+    chat: e.case === "chatSent" ? e.value : undefined,
+    line: () => (e.case === "chatSent" ? "" : eventLine(ev, res.room)),
   };
 }
 

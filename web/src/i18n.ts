@@ -25,6 +25,10 @@ const en = {
   verifyDeal: "Verify this deal", verified: "verified", failed: "FAILED", pending: "pending (round not over)",
   unverifiable: "not provable (fixed seed)", commitment: "Commitment", serverSeed: "Revealed seed",
   allVerified: "Every deal verified", notAllVerified: "Not every deal is verified",
+  chat: "Quick chat", chatPhrases: "Phrases", mute: (n: string) => `Mute ${n}`, unmute: (n: string) => `Unmute ${n}`,
+  spectator: "Spectator", chatSays: (n: string) => `${n} says`,
+  phrases: ["Hello!", "Hello to you too!", "Good luck!", "Well played!", "Hurry up, please", "Sorry!", "Thanks!",
+    "Congratulations!", "Good game!", "One more game?", "Be right back", "Bye!"],
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -52,6 +56,10 @@ const ar: Texts = {
   verifyDeal: "تحقّق من التوزيع", verified: "مُتحقَّق منه", failed: "فشل التحقق", pending: "بانتظار نهاية الجولة",
   unverifiable: "غير قابل للإثبات (بذرة ثابتة)", commitment: "الالتزام", serverSeed: "البذرة المكشوفة",
   allVerified: "كل التوزيعات مُتحقَّق منها", notAllVerified: "ليست كل التوزيعات مُتحقَّقاً منها",
+  chat: "دردشة سريعة", chatPhrases: "العبارات", mute: (n: string) => `كتم ${n}`, unmute: (n: string) => `إلغاء كتم ${n}`,
+  spectator: "مشاهد", chatSays: (n: string) => `${n} يقول`,
+  phrases: ["السلام عليكم", "وعليكم السلام", "بالتوفيق", "أحسنت!", "يلا بسرعة", "آسف!", "شكراً، يعطيك العافية",
+    "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

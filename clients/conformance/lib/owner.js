@@ -111,12 +111,12 @@ function roomClient(home, { lang = 'en' } = {}) {
     if (!m.responseStream) api[m.name] = (req, opts = {}) => unary(m.name, home, req, opts, false);
   }
 
-  /** Act at the room's owner. */
-  api.Act = async (req, opts = {}) => {
+  /** A call served by the room's owner only (Act, Chat): at the owner, a ROOM_MOVED followed once. */
+  const atOwner = (name) => async (req, opts = {}) => {
     let { address, marked } = route(req.room_id);
     for (;;) {
       try {
-        return await unary('Act', address, req, opts, marked);
+        return await unary(name, address, req, opts, marked);
       } catch (err) {
         const next = after(req.room_id, address, marked, err);
         if (next === null) throw err;
@@ -125,6 +125,8 @@ function roomClient(home, { lang = 'en' } = {}) {
       }
     }
   };
+  api.Act = atOwner('Act');
+  api.Chat = atOwner('Chat');
 
   /** Watch at the room's owner: an emitter of 'data' / 'error' / 'end' with cancel(), like grpc-js's
    * stream; a ROOM_MOVED or an unreachable owner before the first message is followed as for Act. */

@@ -19,8 +19,9 @@ from hand_rules.convert import (
     options_from_proto, options_to_proto, result_from_proto, result_to_proto,
 )
 
+from .chat import phrase_name, phrase_number
 from .events import (
-    MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
+    ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
     SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut, kind_of,
 )
 
@@ -95,6 +96,8 @@ def _body(ev: RoomEvent):
             return pb.RoundScored(round_no=ev.round_no, result=result_to_proto(ev.result), server_seed=ev.server_seed)
         case MatchEnded():
             return pb.MatchEnded(winners=ev.winners, standings=[standing_to_proto(s) for s in ev.standings])
+        case ChatSent():
+            return pb.ChatSent(seat=ev.seat, spectator=ev.spectator, phrase=phrase_number(ev.phrase))
     raise TypeError(f"not a room event: {ev!r}")
 
 
@@ -144,6 +147,11 @@ def _event(member: str, b) -> RoomEvent:
         case "match_ended":
             return MatchEnded(winners=tuple(b.winners), standings=tuple(
                 Standing(s.unit, s.total, s.outs, s.penalty_points) for s in b.standings))
+        case "chat_sent":
+            phrase = phrase_name(b.phrase)
+            if not phrase:
+                raise ValueError(f"chat_sent with phrase {b.phrase}, not in the set")
+            return ChatSent(seat=b.seat if b.HasField("seat") else None, phrase=phrase, spectator=b.spectator)
     raise ValueError(f"room event without a payload (oneof {member!r})")
 
 

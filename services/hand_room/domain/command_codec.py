@@ -7,8 +7,9 @@ from hand.v1 import room_pb2
 from hand_rules.convert import action_from_proto, action_to_proto, options_from_proto, options_to_proto
 
 from .codec import LEVEL_NAMES, _secs, _ts, level_to_proto
+from .chat import phrase_name, phrase_number
 from .commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
+    Act, BotTurn, Chat, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
     TurnTimeout,
 )
 
@@ -46,6 +47,8 @@ def _body(b) -> tuple[str, object]:
                                                  asked_seq=b.asked_seq)
         case Presence():
             return "presence", pb.PresenceCommand(connected=b.connected, at=_ts(b.at), stream_id=b.stream_id)
+        case Chat():
+            return "chat", pb.ChatCommand(phrase=phrase_number(b.phrase), spectator=b.spectator)
     raise TypeError(f"not a room command: {b!r}")
 
 
@@ -90,6 +93,8 @@ def _from(member: str, b):
                            asked_seq=_opt(b, "asked_seq"))
         case "presence":
             return Presence(connected=b.connected, at=_secs(b.at), stream_id=b.stream_id)
+        case "chat":  # an unknown number becomes "": decide refuses it (UNKNOWN_PHRASE)
+            return Chat(phrase=phrase_name(b.phrase), spectator=b.spectator)
     raise ValueError(f"room command without a body (oneof {member!r})")
 
 

@@ -89,7 +89,14 @@ class Presence:
     stream_id: str = ""  # "<instance>/<stream>"; "" once the owner's tracker decided (presence.py)
 
 
-Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch, Act, TurnTimeout, BotTurn, Presence]
+@dataclass(frozen=True)
+class Chat:
+    phrase: str  # one of chat.PHRASES ("" for a wire number the set does not have)
+    spectator: str = ""  # a signed-in spectator's per-room key; "" when the command's seat sent it
+
+
+Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch, Act, TurnTimeout, BotTurn,
+             Presence, Chat]
 
 
 @dataclass(frozen=True)

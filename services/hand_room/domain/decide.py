@@ -15,12 +15,13 @@ from hand_engine import Action, DealSeeds, RoundEnded, RuleViolation, check_seat
 
 from .errors import RoomCode, RoomError
 from .ports import RulesPort
+from .chat import check_phrase
 from .commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
+    Act, BotTurn, Chat, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
     TurnTimeout,
 )
 from .events import (
-    BOT_LEVELS, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
+    BOT_LEVELS, ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
     RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
 )
 from .evolve import evolve
@@ -185,7 +186,7 @@ async def _act(d: Decision, cmd: Command, rules: RulesPort) -> None:
     if body.expected_seq is not None and body.expected_seq > room.seq:
         raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "expected_seq is past the room's history",
                         field="expected_seq", expected_seq=body.expected_seq, next_seq=room.seq)
-    if body.expected_seq is not None and body.expected_seq != room.seq:
+    if body.expected_seq is not None and body.expected_seq < room.game_seq:  # chat since is no change
         raise RoomError(RoomCode.STALE_ACTION, "the room has moved on since that view",
                         seq=room.seq, expected_seq=body.expected_seq)
     if not room.seats[seat].away:
@@ -234,12 +235,25 @@ async def _presence(d: Decision, cmd: Command, rules: RulesPort) -> None:
         d.add(SeatAway(seat=seat, reason="disconnected", bot_level=STAND_IN_LEVEL))
 
 
+async def _chat(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    """A quick-chat phrase from a seat (a player's, away or not: chat brings nobody back)
+    or a signed-in spectator; nothing of the game changes (domain/chat.py)."""
+    room, body = d.room, cmd.body
+    check_phrase(body.phrase)
+    if cmd.seat is not None:
+        d.add(ChatSent(seat=_seat_of(room, cmd), phrase=body.phrase))
+    elif body.spectator:
+        d.add(ChatSent(seat=None, phrase=body.phrase, spectator=body.spectator))
+    else:
+        raise RoomError("UNAUTHENTICATED", "a spectator chats signed in", field="authorization")
+
+
 Handler = Callable[[Decision, Command, RulesPort], Awaitable[None]]
 
 #: one handler per command kind (cosmicpython's ``handlers.py``)
 HANDLERS: dict[type, Handler] = {
     CreateRoom: _create, JoinRoom: _join, LeaveRoom: _leave, RemovePlayer: _remove, FillWithBots: _fill,
-    StartMatch: _start, Act: _act, TurnTimeout: _timeout, BotTurn: _bot, Presence: _presence,
+    StartMatch: _start, Act: _act, TurnTimeout: _timeout, BotTurn: _bot, Presence: _presence, Chat: _chat,
 }
 
 

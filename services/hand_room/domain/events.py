@@ -113,8 +113,17 @@ class MatchEnded:
     standings: tuple[Standing, ...]
 
 
+@dataclass(frozen=True)
+class ChatSent:
+    """A quick-chat phrase (domain/chat.py): changes nothing of the room but its seq."""
+
+    seat: int | None  # the sender's seat; None for a spectator
+    phrase: str  # one of chat.PHRASES
+    spectator: str = ""  # a spectator's per-room key (chat.spectator_key); "" for a seat
+
+
 RoomEvent = Union[RoomCreated, SeatTaken, SeatLeft, SeatAway, SeatBack, SeatConnected, MatchStarted,
-                  RoundDealt, MoveMade, TurnTimedOut, RoundScored, MatchEnded]
+                  RoundDealt, MoveMade, TurnTimedOut, RoundScored, MatchEnded, ChatSent]
 
 #: every kind, in the order of the wire's oneof; the name is the oneof member
 KINDS: dict[type, str] = {
@@ -122,6 +131,7 @@ KINDS: dict[type, str] = {
     SeatAway: "seat_away", SeatBack: "seat_back", SeatConnected: "seat_connected",
     MatchStarted: "match_started", RoundDealt: "round_dealt", MoveMade: "move_made",
     TurnTimedOut: "turn_timed_out", RoundScored: "round_scored", MatchEnded: "match_ended",
+    ChatSent: "chat_sent",
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 from hand_engine import DealSeeds, RoundStarted, RoundState, apply, record_round, start_match, start_round
 
 from .events import (
-    MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, RoundScored, SeatAway,
+    ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, RoundScored, SeatAway,
     SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
 )
 from .room import Room, SeatSlot
@@ -33,7 +33,9 @@ def evolve(room: Room | None, rec: Recorded, after: RoundState | None = None) ->
         raise ValueError(f"{rec.kind} before room_created")
     else:
         room = _apply(ev, room, rec.at, after, rec.seq)
-    return replace(room, seq=rec.seq + 1)
+    if isinstance(ev, ChatSent):  # chat is not part of the game: only the seq moves
+        return replace(room, seq=rec.seq + 1)
+    return replace(room, seq=rec.seq + 1, game_seq=rec.seq + 1)
 
 
 def _seat(room: Room, seat: int, **changes: Any) -> Room:
@@ -131,3 +133,8 @@ def _(ev: RoundScored, room, at, after, seq):
 @_apply.register
 def _(ev: MatchEnded, room, at, after, seq):
     return replace(room, status="finished")
+
+
+@_apply.register
+def _(ev: ChatSent, room, at, after, seq):
+    return room

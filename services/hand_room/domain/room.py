@@ -40,6 +40,7 @@ class Room:
     match: MatchState | None = None
     round: RoundState | None = None
     seq: int = 0  # the seq the next event takes
+    game_seq: int = 0  # the seq after the latest event that is not chat (what expected_seq is checked against)
     round_seq: int = 0  # the seq of the current round's round_dealt
     moved_seq: int = -1  # the seq of the latest event that changed the round (deal or move)
     turn_started_at: float = 0.0  # when the current turn started (event time)

@@ -12,6 +12,8 @@ import { follow, loadSeat, newId } from "../session";
 import { evaluate, suggest } from "../staging";
 import { Card, dropTarget } from "./card";
 import { ScoreSheet } from "./sheet";
+import { heard } from "../chat";
+import { Bubble, QuickChat } from "./chat";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
 
@@ -52,6 +54,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     if (u.view) setView(u.view);
     if (u.room) setRoom(u.room);
     if (u.line()) setLog((l) => [...l.slice(-40), u.line]);
+    heard(roomId, u); // quick chat: bubbles (ui/chat.tsx)
     const who = u.seat;
     if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
     if (who !== undefined && u.kind === "seat_away") setBackSeats((b) => b.filter((x) => x !== who));
@@ -134,9 +137,11 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       {error && <p role="alert" class="error">{error}</p>}
       <h2>{tx.waiting}</h2>
       <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · {room.preset}</p>
+      <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
       <ul class="seats">{room.seats.map((s) => <li>
         {tx.seat} {(s.seat ?? 0) + 1}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : s.name || tx.bot}
         {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
+        {s.seat !== mySeat && <Bubble roomId={roomId} seat={s.seat} name={s.name} />}
       </li>)}</ul>
       {host && <div class="row">
         <label>{tx.level}<select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
@@ -179,10 +184,11 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       </p>
       <span class="round">{tx.round} {room.roundNo}</span>
     </div>
+    <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
     {error && <p role="alert" class="error">{error}</p>}
     <section class="opponents" aria-label="seats">
       {view?.seats.map((s) => s.seat === mySeat ? null : <div class={`opponent${turn?.seat === s.seat ? " turn" : ""}`} aria-label={name(s.seat)}>
-        <strong>{name(s.seat)}</strong>
+        <strong>{name(s.seat)}</strong><Bubble roomId={roomId} seat={s.seat} name={name(s.seat)} />
         <span class="badge">{seatState(s.seat)}</span>{s.opened && <span class="badge open">{tx.opened}</span>}
         <div class="backs">{Array.from({ length: Math.min(s.handSize, 14) }, () => <Card id={null} small label="" />)}</div>
         <span>{tx.cards(s.handSize)}</span>
