@@ -22,6 +22,8 @@ const en = {
   hint: "Select cards, then stage, lay off (click a meld) or discard. Drag works too.",
   watch: "Watch", roomLabel: "Room", seat: "Seat",
   yourStats: "Your statistics", noStatsYet: "No finished match yet: your rating appears after your first.",
+  roundsPlayed: (n: number) => (n === 1 ? "1 round played" : `${n} rounds played`),
+  secondsShort: "s", hurry: (n: number) => `${n} s left: the timer plays your turn after that`,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -46,6 +48,8 @@ const ar: Texts = {
   hint: "حدّد أوراقاً ثم جهّزها أو ألصقها (انقر مجموعة) أو ارمِ. السحب والإفلات يعمل أيضاً.",
   watch: "شاهد", roomLabel: "الغرفة", seat: "المقعد",
   yourStats: "إحصاءاتك", noStatsYet: "لا مباراة منتهية بعد: يظهر تقييمك بعد أول مباراة.",
+  roundsPlayed: (n: number) => `الجولات الملعوبة: ${n}`,
+  secondsShort: "ث", hurry: (n: number) => `بقي ${n} ث: بعدها يلعب المؤقت دورك`,
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 
