@@ -18,7 +18,7 @@ export function TurnTimer({ deadline, mine }: { deadline?: Timestamp; mine: bool
   const left = Math.max(0, Math.ceil(ms / 1000));
   const urgent = left <= WARN_S;
   return <>
-    <span class={`timer${urgent ? " urgent" : ""}`} aria-label="timer" data-left={left}>
+    <span class={`timer${urgent ? " urgent" : ""}`} aria-label="timer" data-left={left} data-ms={Math.round(ms)}>
       {" · "}<bdi dir="ltr">{left}</bdi> {tx.secondsShort}
     </span>
     {mine && urgent && <span class="warn"> · {tx.hurry(left)}</span>}
