@@ -19,8 +19,8 @@ class Room:
         self.events: list = []
         self.rules = LocalRules()
 
-    def run(self, body, seat: int | None = None):
-        d = asyncio.run(decide(self.room, Command("r1", body, seat=seat), 0.0, self.rules))
+    def run(self, body, seat: int | None = None, now: float = 0.0):
+        d = asyncio.run(decide(self.room, Command("r1", body, seat=seat), now, self.rules))
         # what is stored and read back is what the next decision sees
         self.events += [decode(encode(e)) for e in d.events]
         self.room = d.room

@@ -176,6 +176,16 @@ function hostMessage(msg, expect) {
   if (has(msg, 'room')) {
     assert.equal(num(msg.room.next_seq), expect.first ? expect.seq : expect.seq + 1,
       'room.next_seq is the seq after this message');
+    // the turn's deadline on the server's clock, and that clock (docs/clients.md, decision 0023)
+    assert.ok(has(msg.room, 'server_time'), 'every Watch RoomInfo carries server_time');
+    const running = msg.room.status === enumValue('hand.v1.RoomStatus', 'ROOM_STATUS_PLAYING')
+      && has(msg, 'view') && !has(msg.view, 'result');
+    assert.equal(has(msg.room, 'turn_deadline'), running, 'turn_deadline is set exactly while a turn runs');
+    if (running) {
+      const secs = (ts) => num(ts.seconds) + (ts.nanos || 0) / 1e9;
+      assert.ok(secs(msg.room.turn_deadline) <= secs(msg.room.server_time) + msg.room.turn_seconds + 1,
+        'the deadline is at most turn_seconds ahead');
+    }
   }
   if (has(msg, 'view')) {
     assert.ok(has(msg.view, 'seat') && msg.view.seat === S.seat, "the host's view is for its seat");
@@ -562,16 +572,20 @@ describe('conformance: a bot-filled match through the public contract', { skip }
   });
 
   it("keeps the ledger's totals equal to the stream's scores", { timeout: 60000 }, async () => {
+    // read your writes: the ledger answers once it holds the stream's last event (min_seq), waiting
+    // for it a bounded time; LEDGER_BEHIND (UNAVAILABLE) is retried after retry_after_ms
+    const lastSeq = num(S.host.at(-1).seq);
     const deadline = Date.now() + 45000;
     let result = null;
     while (Date.now() < deadline) {
       try {
-        result = (await S.ledger.GetMatchResult({ room_id: S.roomId })).result;
-        if (result.over) break;
+        result = (await S.ledger.GetMatchResult({ room_id: S.roomId, min_seq: lastSeq })).result;
+        break;
       } catch (err) {
-        if (!(err.rule && err.rule.code === ErrorCode('ROOM_NOT_FOUND'))) throw err;
+        if (!(err.rule && err.rule.code === ErrorCode('LEDGER_BEHIND'))) throw err;
+        assert.equal(err.code, Code.UNAVAILABLE);
+        await sleep(Number(err.rule.params.retry_after_ms));
       }
-      await sleep(300);
     }
     assert.ok(result && result.over, 'the ledger has the finished match');
     const totals = (standings) => Object.fromEntries(standings.map((s) => {
@@ -581,7 +595,7 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.deepEqual(totals(result.standings), totals(S.ended.standings), 'GetMatchResult totals = match_ended');
     assert.deepEqual([...result.winners].sort(), [...S.ended.winners].sort(), 'the same winners');
 
-    const sheet = (await S.ledger.GetScoreSheet({ room_id: S.roomId })).sheet;
+    const sheet = (await S.ledger.GetScoreSheet({ room_id: S.roomId, min_seq: lastSeq })).sheet;
     assert.equal(sheet.rounds.length, S.scored.length, 'one score-sheet round per round_scored');
     if (S.playerId) { // docs/privacy.md: an account id only to its owner, a public handle for all
       assert.equal(sheet.seats[0].player_id, S.playerId, 'the signed-in host sees its own account id');

@@ -232,6 +232,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_LEDGER_DISCOVER_BATCH": EnvVar(
             "500", "outbox rows one discovery scan reads at most"
         ),
+        "HAND_LEDGER_MIN_SEQ_WAIT_S": EnvVar(
+            "5", "seconds a GetScoreSheet / GetMatchResult with min_seq waits at most for the ledger "
+                 "to record the room up to that seq before refusing it UNAVAILABLE / LEDGER_BEHIND"
+        ),
         # --- player identity (hand_auth issues, hand_common.identity verifies) ---
         "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
         "HAND_AUTH_PORT": EnvVar("50055", "gRPC port of the auth service; 0 picks a free port"),
@@ -656,6 +660,7 @@ class LedgerConfig:
     repair_after_s: float = 3.0
     discover_s: float = 5.0
     discover_batch: int = 500
+    min_seq_wait_s: float = 5.0
     handle_secret: bytes = field(default=DEV_HANDLE_SECRET, repr=False)  # a secret: never in a log
 
     @classmethod
@@ -672,6 +677,7 @@ class LedgerConfig:
             repair_after_s=env.number("HAND_LEDGER_REPAIR_AFTER_S", 0.1, 3600),
             discover_s=env.number("HAND_LEDGER_DISCOVER_S", 0.1, 3600),
             discover_batch=env.integer("HAND_LEDGER_DISCOVER_BATCH", 1, 100_000),
+            min_seq_wait_s=env.number("HAND_LEDGER_MIN_SEQ_WAIT_S", 0.0, 60),
             handle_secret=env.raw("HAND_LEDGER_HANDLE_SECRET").encode() or DEV_HANDLE_SECRET,
         )
         env.check("ledger service")

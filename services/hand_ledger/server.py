@@ -74,7 +74,7 @@ class LedgerServer:
         verifier = Verifier.from_config(self.config.identity)
         served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
         self.interceptors = served.interceptors
-        self.servicer = LedgerService(self.store, verifier=verifier)  # also served to browsers by hand_web
+        self.servicer = LedgerService(self.store, verifier=verifier, min_seq_wait_s=self.config.min_seq_wait_s)  # also served to browsers by hand_web
         self.servicer_descriptor = DESCRIPTOR
         self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
         ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, served.server)

@@ -22,6 +22,7 @@ from hand_infra.sqlstore import store_refusal
 from hand_room.domain import for_seat, token_hash, verify_deals
 
 from . import grpc_messages, handles, reads
+from .caught_up import caught_up
 from .privacy import Viewer
 from .replay import check
 from .replay_cache import Replays
@@ -53,8 +54,9 @@ def _room_id(room_id: str) -> str:
 
 class LedgerService(pb_grpc.LedgerServiceServicer):
     def __init__(self, store: LedgerStore, replays: Replays | None = None, *,
-                 verifier: Verifier | None = None) -> None:
+                 verifier: Verifier | None = None, min_seq_wait_s: float = 5.0) -> None:
         self.store = store
+        self.min_seq_wait_s = min_seq_wait_s  # the longest a read with min_seq waits (caught_up.py)
         self.replays = replays or Replays(store)
         self.verifier = verifier  # None: no session tokens accepted (every caller is anonymous)
 
@@ -63,7 +65,9 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         me = await optional_player(context, self.verifier) if self.verifier is not None else None
         return Viewer(me, getattr(self.store, "handle_secret", DEV_HANDLE_SECRET))
 
-    async def _sheet(self, room_id: str) -> reads.Sheet:
+    async def _sheet(self, room_id: str, request=None) -> reads.Sheet:
+        if request is not None and request.HasField("min_seq"):  # read your writes, bounded
+            await caught_up(self.store, _room_id(room_id), request.min_seq, self.min_seq_wait_s)
         async with self.store.read() as conn:
             sheet = await reads.load_sheet(conn, _room_id(room_id))
         if sheet is None:
@@ -72,12 +76,12 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetScoreSheet(self, request: pb.GetScoreSheetRequest, context) -> pb.GetScoreSheetResponse:
-        sheet = await self._sheet(request.room_id)
+        sheet = await self._sheet(request.room_id, request)
         return pb.GetScoreSheetResponse(sheet=grpc_messages.sheet_to_proto(sheet, await self._viewer(context)))
 
     @_rpc
     async def GetMatchResult(self, request: pb.GetMatchResultRequest, context) -> pb.GetMatchResultResponse:
-        sheet = await self._sheet(request.room_id)
+        sheet = await self._sheet(request.room_id, request)
         async with self.store.read() as conn:
             outcome = await reads.load_outcome(conn, request.room_id)
         return pb.GetMatchResultResponse(result=grpc_messages.match_to_proto(

@@ -15,6 +15,7 @@ GRPC_CODES = {
     "PLAYER_ID_PRIVATE": grpc.StatusCode.PERMISSION_DENIED,
     "INVALID_ARGUMENT": grpc.StatusCode.INVALID_ARGUMENT,
     "SEQ_OUT_OF_RANGE": grpc.StatusCode.OUT_OF_RANGE,
+    "LEDGER_BEHIND": grpc.StatusCode.UNAVAILABLE,
     "INTERNAL": grpc.StatusCode.INTERNAL,
 }
 MESSAGES = {
@@ -30,6 +31,9 @@ MESSAGES = {
                           "ar": "معرّف حساب اللاعب خاص: اطلب إحصاءاته بالمعرّف العام."},
     "SEQ_OUT_OF_RANGE": {"en": "That step is past the archived events (there are {next_seq}).",
                          "ar": "هذه الخطوة بعد آخر حدث مؤرشف (عددها {next_seq})."},
+    "LEDGER_BEHIND": {"en": "The ledger has not caught up with that room yet (it holds {next_seq} events); "
+                             "retry in a moment.",
+                      "ar": "لم يلحق السجل بهذه الغرفة بعد (لديه {next_seq} حدثاً)؛ أعد المحاولة بعد لحظة."},
     "REPLAY_BROKEN": {"en": "This room's archive cannot be replayed.",
                       "ar": "لا يمكن إعادة عرض أرشيف هذه الغرفة."},
 }

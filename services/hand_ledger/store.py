@@ -32,6 +32,7 @@ from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
 from . import handles, reads
 from ._schema import cursors, events, metadata
+from .caught_up import Progress
 from .ordering import Delivered
 from .project import project
 
@@ -50,6 +51,7 @@ class LedgerStore(SqlStore):
         self.handle_secret = handle_secret  # the key of public handles: never logged
         self.ingested = 0
         self.failed = 0
+        self.progress = Progress()  # wakes the reads waiting for a seq (caught_up.py)
 
     async def start(self, attempts: int = 10) -> None:
         """Connect and create missing tables (replicas starting together may race: retried)."""
@@ -96,6 +98,7 @@ class LedgerStore(SqlStore):
                     await self.ingest([item])
                 return len(batch)
         self.ingested += len(batch)
+        self.progress.moved()
         return len(batch)
 
     async def _ingest(self, batch: Sequence[Delivered], error: str | None = None) -> None:

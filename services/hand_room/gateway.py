@@ -126,7 +126,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     def _info(self, room: Room, seat: int | None = None) -> room_pb2.RoomInfo:
         """The room's description for ``seat``, naming the instance that serves it."""
-        info = room_info(room, seat)
+        info = room_info(room, seat, now=time.time())
         endpoint = self.router.endpoint(room.room_id)
         if endpoint is not None:
             info.owner.address, info.owner.web_url, info.owner.instance_id = (

@@ -3,10 +3,15 @@
 ``seat`` is the reader: a seat number for a seat token's holder, ``None`` for a
 spectator. The join code goes to seated readers only; events are redacted by
 ``domain.for_seat``. ``room_info`` is the domain's (``hand_room.domain.info``),
-which the ledger's replays render too.
+which the ledger's replays render too. Every ``RoomInfo`` here carries the
+server's clock (``server_time``) when it is rendered: a Watch event's message is
+rendered once per audience as the event arrives, so its stamp is the time it
+is sent, give or take the fan-out.
 """
 
 from __future__ import annotations
+
+import time
 
 from hand.v1 import room_service_pb2 as pb
 from hand_engine import view
@@ -18,7 +23,7 @@ __all__ = ["event_message", "room_info", "snapshot_message"]
 
 
 def _with_room(msg: pb.WatchResponse, room: Room, seat: int | None) -> pb.WatchResponse:
-    msg.room.CopyFrom(room_info(room, seat))
+    msg.room.CopyFrom(room_info(room, seat, now=time.time()))
     if room.round is not None:
         msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
     return msg

@@ -35,11 +35,13 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
   return p;
 }
 
-/** From the lobby: create a public one-round room, fill it with bots, start; returns the room id. */
-export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "" } = {}) {
+/** From the lobby: create a public one-round room (`turn`: its turn time in seconds), fill it with
+ * bots, start; returns the room id. */
+export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "", turn = "" } = {}) {
   await p.goto(at("", seed ? { seed } : {}));
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
+  if (turn) await p.getByLabel(/Turn time|وقت الدور/).fill(turn);
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();
   if (level) await p.getByLabel(/Bot level|مستوى/).selectOption({ label: level });
   await p.getByRole("button", { name: /Fill with bots|املأ/ }).click();
@@ -98,4 +100,14 @@ export async function editIdentity(p, changes) {
   await p.evaluate((c) => {
     localStorage.setItem("hand.session", JSON.stringify({ ...JSON.parse(localStorage.getItem("hand.session")), ...c }));
   }, changes);
+}
+
+/** A unary call from the test itself (Connect's JSON form, not the page's): what the server says. */
+export async function call(service, method, body) {
+  const res = await fetch(`${URL_}hand.v1.${service}/${method}`, {
+    method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body),
+  });
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
 }

@@ -29,6 +29,8 @@ const en = {
   spectator: "Spectator", chatSays: (n: string) => `${n} says`,
   phrases: ["Hello!", "Hello to you too!", "Good luck!", "Well played!", "Hurry up, please", "Sorry!", "Thanks!",
     "Congratulations!", "Good game!", "One more game?", "Be right back", "Bye!"],
+  roundsPlayed: (n: number) => (n === 1 ? "1 round played" : `${n} rounds played`),
+  secondsShort: "s", hurry: (n: number) => `${n} s left: the timer plays your turn after that`,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -60,6 +62,8 @@ const ar: Texts = {
   spectator: "مشاهد", chatSays: (n: string) => `${n} يقول`,
   phrases: ["السلام عليكم", "وعليكم السلام", "بالتوفيق", "أحسنت!", "يلا بسرعة", "آسف!", "شكراً، يعطيك العافية",
     "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
+  roundsPlayed: (n: number) => `الجولات الملعوبة: ${n}`,
+  secondsShort: "ث", hurry: (n: number) => `بقي ${n} ث: بعدها يلعب المؤقت دورك`,
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

@@ -1,6 +1,7 @@
 // Seat tokens kept in the browser, and a Watch that resumes from the last seq + 1 after a drop.
 import { Code, ConnectError } from "@connectrpc/connect";
 import { authorizer, owners } from "./api";
+import { observe } from "./clock";
 import { decode, type Update } from "./events";
 import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 import { pause as sleep, retryAfterMs } from "./owner";
@@ -55,6 +56,7 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
       try {
         // at the room's owner (owner.ts: a ROOM_MOVED is followed, an unreachable owner skipped)
         for await (const res of owners.watch({ roomId, seatToken: token, fromSeq: next }, attempt.signal)) {
+          observe(res.room?.serverTime); // the server's clock, for the turn timer (clock.ts)
           const u = decode(res);
           if (u.seq !== undefined && u.seq !== next) streamStats.gaps++;
           next = u.next;

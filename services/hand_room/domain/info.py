@@ -2,7 +2,9 @@
 
 One rendering for every reader of a room: the room service's RPCs and Watch
 streams, and the ledger's replays. ``seat`` is the reader (None: a
-spectator); the join code goes to seated readers only.
+spectator); the join code goes to seated readers only. ``now`` (the server's
+clock, for the client's skew estimate) is stamped by the room service's
+answers and Watch messages, never by a replay.
 """
 
 from __future__ import annotations
@@ -19,7 +21,16 @@ _STATUS = {"waiting": room_pb2.ROOM_STATUS_WAITING, "playing": room_pb2.ROOM_STA
            "finished": room_pb2.ROOM_STATUS_FINISHED}
 
 
-def room_info(room: Room, seat: int | None = None) -> room_pb2.RoomInfo:
+def turn_deadline(room: Room) -> float | None:
+    """When the running turn ends (Unix seconds, the server's clock): the turn's start plus
+    ``turn_seconds``, the moment the turn timer plays the seat's automatic turn (a seat a bot
+    plays gets a grace beyond it, ``TurnTimers.bot_grace_s``); None while no turn runs."""
+    if room.seat_to_move() is None:
+        return None
+    return room.turn_started_at + room.turn_seconds
+
+
+def room_info(room: Room, seat: int | None = None, now: float | None = None) -> room_pb2.RoomInfo:
     info = room_pb2.RoomInfo(
         room_id=room.room_id, join_code=room.code if seat is not None else "",
         visibility=room_pb2.ROOM_VISIBILITY_PUBLIC if room.public else room_pb2.ROOM_VISIBILITY_PRIVATE,
@@ -34,4 +45,9 @@ def room_info(room: Room, seat: int | None = None) -> room_pb2.RoomInfo:
     if room.match is not None:
         info.standings.extend(standing_to_proto(st) for st in standings(room.match))
         info.winners.extend(room.match.winners)
+    deadline = turn_deadline(room)
+    if deadline is not None:
+        info.turn_deadline.FromNanoseconds(round(deadline * 1e9))
+    if now is not None:
+        info.server_time.FromNanoseconds(round(now * 1e9))
     return info

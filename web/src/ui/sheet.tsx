@@ -8,8 +8,10 @@ import { Card } from "./card";
 import { go } from "./lobby";
 
 /** After a round: every seat's cards left and score, the standings; at the end, the match result. */
-export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
+export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSeq }: {
   roomId: string; roundNo: number; result: RoundResult; room: RoomInfo; over: boolean; onClose: () => void;
+  /** The last seq the page saw: the ledger answers once it has recorded the room that far. */
+  minSeq?: bigint;
 }) {
   const tx = t();
   const [sheet, setSheet] = useState<Sheet | undefined>();
@@ -17,12 +19,12 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
     if (!over) return;
     let live = true, tries = 0;
     const load = (): void => {
-      ledger.getScoreSheet({ roomId }).then((r) => { if (live) setSheet(r.sheet); },
-        () => { if (live && ++tries < 20) setTimeout(load, 500); }); // the ledger may lag the room by a moment
+      ledger.getScoreSheet({ roomId, minSeq }).then((r) => { if (live) setSheet(r.sheet); },
+        () => { if (live && ++tries < 5) setTimeout(load, 500); }); // LEDGER_BEHIND after its bounded wait: again
     };
     load();
     return () => { live = false; };
-  }, [over, roomId]);
+  }, [over, roomId, minSeq]);
   const name = (s?: number) => s === undefined ? "" : room.seats[s]?.name || `#${s + 1}`;
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
     ? `${name(u)} + ${name((u + 2) % room.seatCount)}` : name(u));
@@ -38,7 +40,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose }: {
           <td>{room.standings.find((x) => x.unit === (room.options?.partnership ? (s.seat ?? 0) % 2 : s.seat))?.total ?? ""}</td>
         </tr>)}</tbody>
       </table>
-      {sheet && sheet.rounds.length > 1 && <p>{sheet.rounds.length} {tx.rounds}</p>}
+      {sheet && (over || sheet.rounds.length > 1) && <p class="played">{tx.roundsPlayed(sheet.rounds.length)}</p>}
       {over && <>
         <h2>{tx.matchOver}</h2>
         <p>{winners.length > 1 ? tx.winners : tx.winner}: <strong>{winners.join(", ")}</strong></p>

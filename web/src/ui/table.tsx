@@ -14,6 +14,7 @@ import { Card, dropTarget } from "./card";
 import { ScoreSheet } from "./sheet";
 import { heard } from "../chat";
 import { Bubble, QuickChat } from "./chat";
+import { TurnTimer } from "./timer";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
 
@@ -33,19 +34,15 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [scored, setScored] = useState<{ roundNo: number; result: RoundResult; room?: RoomInfo } | null>(null);
   const [level, setLevel] = useState(BotLevel.BEGINNER);
   const [backSeats, setBackSeats] = useState<number[]>([]); // came back after being away
-  const [now, setNow] = useState(Date.now());
-  const turnStart = useRef<{ key: string; at: number }>({ key: "", at: Date.now() });
   // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
   const pending = useRef<bigint | null>(null);
   const seen = useRef(-1n);
-  const lastAt = useRef<number | undefined>(undefined); // server time of the latest event (turn timer)
   const [, setPendingTick] = useState(0);
   // a draw or discard shown at once, until the stream confirms it (or the server refuses it)
   const [optimistic, setOptimistic] = useState<{ draw?: boolean; discard?: number } | null>(null);
 
   useEffect(() => follow(roomId, token, (u: Update) => {
     seen.current = u.next - 1n;
-    lastAt.current = u.at;
     if (pending.current !== null && seen.current >= pending.current) {
       pending.current = null;
       setPendingTick((n) => n + 1);
@@ -59,10 +56,13 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
     if (who !== undefined && u.kind === "seat_away") setBackSeats((b) => b.filter((x) => x !== who));
     if (u.result) setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room });
+    // a finished match keeps its result: after a reload the snapshot brings the last round's result
+    else if (u.room?.status === RoomStatus.FINISHED && u.view?.result) {
+      const result = u.view.result, roundNo = u.view.roundNo;
+      setScored((s) => s ?? { roundNo, result, room: u.room });
+    }
     if (u.seq !== undefined) (window as any).__handSeq = u.seq; // for the click-to-shown benchmark
   }, setOnline), [roomId, token]);
-
-  useEffect(() => { const id = setInterval(() => setNow(Date.now()), 500); return () => clearInterval(id); }, []);
 
   const hand = useMemo(() => {
     const held = (view?.hand ?? []).filter((c) => c !== optimistic?.discard);
@@ -84,10 +84,6 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const mySeat = view?.seat ?? seat?.seat;
   const turn = view?.turn;
   const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null;
-  const key = `${view?.roundNo}:${view?.turnNo}`;
-  // the turn began with the event that handed it over (its server time); after a snapshot, now
-  if (turnStart.current.key !== key) turnStart.current = { key, at: Math.min(lastAt.current ?? Date.now(), Date.now()) };
-  const left = Math.max(0, (room?.turnSeconds ?? 30) - Math.max(0, Math.floor((now - turnStart.current.at) / 1000)));
   const name = (s?: number) => s === undefined ? "" : room?.seats[s]?.name || `#${s + 1}`;
 
   const act = async (action: ActionInit, shown: { draw?: boolean; discard?: number } | null = null) => {
@@ -180,7 +176,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       <p role="status" class={myTurn ? "mine" : ""}>
         {spectate ? `${tx.spectating} · ` : ""}
         {!online ? tx.reconnecting : view?.result ? "" : turn ? (myTurn ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
-        {turn && !view?.result && <span class="timer" aria-label="timer"> · <bdi dir="ltr">{left} s</bdi></span>}
+        {turn && !view?.result && <TurnTimer deadline={room.turnDeadline} mine={!spectate && turn.seat === mySeat} />}
       </p>
       <span class="round">{tx.round} {room.roundNo}</span>
     </div>
@@ -249,6 +245,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     </>}
     <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
     {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
+      minSeq={seen.current >= 0n ? seen.current : undefined}
       over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)} />}
   </main>;
 }
