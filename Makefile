@@ -60,7 +60,7 @@ imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contrac
 	$(VENV)/bin/lint-imports
 
 test: $(GEN_STAMP) lint imports web chromium promtool ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
-	$(PY) -m pytest -q -n 2 -m 'not slow' --ignore=tests/research tests
+	$(PY) -m pytest -q -n 2 --dist worksteal -m 'not slow' --ignore=tests/research tests
 
 test-fast: $(GEN_STAMP) promtool ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
 	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
