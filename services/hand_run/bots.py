@@ -31,7 +31,8 @@ class Bots:
     def target(self) -> str:
         if self.health is None or self.stack.kafka is None:
             return ""
-        return f"{self.health.target} (health; consumer group {self.config.group_id} on {self.stack.kafka.bootstrap_servers})"
+        group = f"consumer group {self.config.group_id} on {self.stack.kafka.bootstrap_servers}"
+        return f"{self.health.target} (health; {group})"
 
     async def start(self) -> None:
         from hand_bot.health import HealthServer
