@@ -11,7 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from hand_ledger import reads
+from hand_ledger import grpc_messages, reads
+from hand_ledger.privacy import Viewer
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.ordering import Delivered
 from hand_ledger.ratings import PRIOR
@@ -321,6 +322,11 @@ async def test_quitters_take_their_seat_result_bots_earn_nothing_and_kinds_of_pl
         async with store.read() as conn:
             result = await reads.load_outcome(conn, "quit-solo")
             stats = {pid: await reads.load_player(conn, pid) for pid in ids}
+            sheet = await reads.load_sheet(conn, "quit-solo")
+        anyone = Viewer(None, b"secret")
+        wire = grpc_messages.match_to_proto("quit-solo", sheet, result, anyone)
+        assert wire.human_left and list(wire.left_seats) == [2]
+        assert grpc_messages.stats_to_proto(stats["q2"], anyone).quits == 1
         assert result.left_seats == (2,)
         assert [stats[p].quits for p in ids] == [0, 0, 1] and stats["q2"].recent_quits == 1
         assert stats["q2"].rating.ordinal <= PRIOR.ordinal  # took the seat's place, gained nothing
