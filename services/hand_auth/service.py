@@ -23,6 +23,7 @@ __all__ = ["AuthService", "DEVICE_ID"]
 
 log = structlog.get_logger("hand_auth.service")
 DEVICE_ID = re.compile(r"[A-Za-z0-9._~-]{16,128}")
+DEVICE_ID_CHARS = "A-Z a-z 0-9 . _ ~ -"  # how a refusal names them (params["chars"])
 MAX_NAME = 64
 
 
@@ -75,7 +76,7 @@ class AuthService(pb_grpc.AuthServiceServicer):
     async def SignInGuest(self, request: pb.SignInGuestRequest, context) -> pb.SignInGuestResponse:
         if not DEVICE_ID.fullmatch(request.device_id):
             raise Refusal("INVALID_ARGUMENT", "device_id: 16-128 of [A-Za-z0-9._~-]",
-                          field="device_id", min=16, limit=128)
+                          field="device_id", min=16, max=128, limit=128, chars=DEVICE_ID_CHARS)
         record, created = await self.store.guest(request.device_id, _name(request.display_name))
         SIGN_INS.labels("new" if created else "returning").inc()
         return pb.SignInGuestResponse(player=_player(record), session=await self._session(

@@ -19,7 +19,7 @@ from hand_common.refusal import Refusal
 from hand_common.rpc import Refused, rpc
 from hand_engine import RuleViolation
 from hand_infra.sqlstore import store_refusal
-from hand_room.domain import for_seat, token_hash, verify_deals
+from hand_room.domain import for_seat, verify_deals
 
 from . import grpc_messages, handles, reads
 from .caught_up import caught_up
@@ -149,13 +149,14 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         last = steps[-1].room
         over = last.status == "finished"
         seat = None
-        if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
-            seat = last.seat_of_token(token_hash(request.seat_token))
-            if seat is None:
-                raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
+        if request.seat_token:  # hand.room-events has no token hashes: never one the ledger can check
+            raise LedgerError("SEAT_TOKEN_INVALID", "the ledger takes no seat token", field="seat_token")
         if request.HasField("seat"):
-            if request.seat >= last.n or not (over or request.seat == seat):
-                raise LedgerError("SEAT_TOKEN_INVALID", "another seat's view only once the match is over")
+            if request.seat >= last.n:
+                raise LedgerError("INVALID_ARGUMENT", "no such seat", field="seat", min=0, max=last.n - 1)
+            if not over:
+                raise LedgerError("SEAT_TOKEN_INVALID", "a seat's view only once the match is over",
+                                  field="seat")
             seat = request.seat
         step = request.step if request.HasField("step") else len(steps) - 1
         if step >= len(steps):

@@ -21,8 +21,11 @@ GRPC_CODES = {
 MESSAGES = {
     "ROOM_NOT_FOUND": {"en": "The ledger has no record of that room.",
                        "ar": "لا يوجد في السجل غرفة بهذا المعرّف."},
-    "SEAT_TOKEN_INVALID": {"en": "This seat token is not valid for this room.",
-                           "ar": "رمز المقعد غير صالح لهذه الغرفة."},
+    "SEAT_TOKEN_INVALID": {
+        "en": "The ledger takes no seat token and shows a running match as a spectator sees it: "
+              "leave seat_token empty, and name a seat's view with seat once the match is over.",
+        "ar": "لا يقبل السجل رمز مقعد ويعرض المباراة الجارية كما يراها المشاهد: "
+              "اترك seat_token فارغاً، واطلب عرض مقعد بالحقل seat بعد انتهاء المباراة."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
     "PLAYER_NOT_FOUND": {"en": "The ledger has no record of that player.",

@@ -13,6 +13,7 @@ from hand_common.limits import MAX_ID
 from .domain.errors import RoomError
 
 ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ROOM_ID_CHARS = "A-Z a-z 0-9 - _"  # how a refusal names them (params["chars"])
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 JOIN_CODE = re.compile(f"[{JOIN_CODE_ALPHABET}]{{6}}")
 MAX_TOKEN = 64
@@ -31,7 +32,8 @@ def room_id(value: str, field: str = "room_id") -> str:
     if not value:
         raise invalid(field, f"{field} is required")
     if not ROOM_ID.fullmatch(value):
-        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", min=1, max=64)
+        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", min=1, max=64,
+                      chars=ROOM_ID_CHARS)
     return value
 
 
