@@ -15,18 +15,15 @@ import uuid
 
 import grpc
 import structlog
-from aiokafka.errors import KafkaError
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
 from hand_common.identity import Verifier
 from hand_common.language import language_of
-from hand_common.refusal import Refusal
-from hand_common.rpc import Refused, rpc
+from hand_common.rpc import rpc
 from hand_engine import RuleViolation
 from hand_infra.eventstore import EventStore
-from hand_infra.sqlstore import unreachable
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
 
 from . import limits
@@ -43,7 +40,7 @@ from .repository import RoomRepository
 from . import metrics as M
 from .creation import CreationLimits
 from .seat_access import SeatAccess
-from .status import to_status
+from .status import STATUS, to_status
 from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
@@ -62,29 +59,11 @@ async def _abort(context, code: str, params: dict | None = None) -> None:
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
-def _failure(exc: BaseException) -> tuple[str, dict]:
-    """A refusal's code and params for any exception a handler raised."""
-    if isinstance(exc, Refusal):  # RoomError too
-        return exc.code, exc.params
-    if isinstance(exc, RuleViolation):
-        return exc.code.value, exc.params
-    if isinstance(exc, KafkaError) or unreachable(exc):  # the broker, or the store down or hanging
-        return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
-    return RoomCode.INTERNAL.value, {}
-
-
-def _refuse(exc: BaseException, lang: str) -> Refused:
-    code, params = _failure(exc)
-    if code == RoomCode.INTERNAL.value:
-        log.error("rpc_failed", error=type(exc).__name__)
-    return Refused(code, to_status(code, params, lang))
-
-
 def _bind(request) -> dict:
     return {"room_id": limits.loggable_room_id(getattr(request, "room_id", "") or "")}
 
 
-_rpc = rpc(log, refuse=_refuse, bind=_bind)
+_rpc = rpc(log, refuse=STATUS.refuse, bind=_bind)
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
@@ -263,11 +242,9 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                     yield msg
             except (asyncio.CancelledError, grpc.aio.AbortError):
                 raise
-            except Exception as exc:
-                code, params = _failure(exc)
-                if code == RoomCode.INTERNAL.value:
-                    log.error("watch_failed", error=type(exc).__name__)
-                await _abort(context, code, params)
+            except Exception as exc:  # the same status as a unary call's (hand_common.status_map)
+                status = STATUS.refuse(exc, _lang(context)).status
+                await context.abort(status.code, status.details, status.trailing_metadata)
 
     async def _watch(self, request: pb.WatchRequest, context):
         room_id = limits.room_id(request.room_id)
