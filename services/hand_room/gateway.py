@@ -19,6 +19,7 @@ import structlog
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
+from hand_common import pagetoken
 from hand_common.identity import Verifier
 from hand_common.language import language_of
 from hand_common.rpc import rpc
@@ -45,6 +46,7 @@ from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
+LIST_ROOMS = "rooms"  # the scope of ListRooms page tokens (hand_common.pagetoken)
 #: after an ownership change, how long before open streams are announced to the owners
 #: (the new owner takes its partitions after the map arrives)
 ANNOUNCE_DELAY_S = 1.0
@@ -147,7 +149,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
         size = limits.in_range(request.page_size or 50, "page_size", (1, limits.MAX_PAGE_SIZE))
-        offset = _page_offset(request.page_token)
+        offset = pagetoken.decode(request.page_token, scope=LIST_ROOMS)
         since = time.time() - self.waiting_ttl_s if self.waiting_ttl_s else 0.0  # expired rooms are not listed
         rows = await self.index.public_open(limit=size + 1, offset=offset, created_after=since)
         out = pb.ListRoomsResponse()
@@ -155,7 +157,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             out.rooms.add(room_id=r["room_id"], preset=r["preset"], seat_count=r["seats"],
                           free_seats=r["free_seats"], created_at=r["created_at"])
         if len(rows) > size:
-            out.next_page_token = _page_token(offset + size)
+            out.next_page_token = pagetoken.encode(offset + size, scope=LIST_ROOMS)
         return out
 
     @_rpc
@@ -326,16 +328,3 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:
     return event_message(room, rec, seat)
 
-
-def _page_token(offset: int) -> str:
-    return f"o{offset}"
-
-
-def _page_offset(token: str) -> int:
-    """Page tokens are opaque to clients: ``o<offset>`` as this service issued it."""
-    if not token:
-        return 0
-    body = token[1:]
-    if token[0] != "o" or not (body.isascii() and body.isdigit()) or len(body) > 9:
-        raise limits.invalid("page_token", "not a page token this service issued")
-    return int(body)
