@@ -10,6 +10,7 @@ import structlog
 from hand.v1 import auth_service_pb2 as pb
 from hand.v1 import auth_service_pb2_grpc as pb_grpc
 from hand_common.identity import Verifier
+from hand_common.limits import MAX_NAME
 from hand_common.refusal import Refusal
 from hand_common.rpc import rpc
 from hand_common.status_map import StatusMap
@@ -23,7 +24,6 @@ __all__ = ["AuthService", "DEVICE_ID"]
 
 log = structlog.get_logger("hand_auth.service")
 DEVICE_ID = re.compile(r"[A-Za-z0-9._~-]{16,128}")
-MAX_NAME = 64
 
 
 def _ms(moment: datetime | float) -> int:

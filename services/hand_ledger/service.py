@@ -14,7 +14,7 @@ from hand_common import pagetoken
 from hand_common.accounts import MAX_HANDLE
 from hand_common.config import DEV_HANDLE_SECRET
 from hand_common.identity import Verifier, optional_player
-from hand_common.limits import MAX_ID
+from hand_common.limits import DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE
 from hand_common.rpc import rpc
 from hand_engine import RuleViolation
 from hand_room.domain import token_hash
@@ -106,7 +106,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
-        size = min(request.page_size or 50, 200)
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         offset = pagetoken.decode(request.page_token, scope=LEADERBOARD)
         who = await self._viewer(context)
         async with self.store.read() as conn:

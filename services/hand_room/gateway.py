@@ -148,7 +148,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
-        size = limits.in_range(request.page_size or 50, "page_size", (1, limits.MAX_PAGE_SIZE))
+        size = limits.in_range(request.page_size or limits.DEFAULT_PAGE_SIZE, "page_size", (1, limits.MAX_PAGE_SIZE))
         offset = pagetoken.decode(request.page_token, scope=LIST_ROOMS)
         since = time.time() - self.waiting_ttl_s if self.waiting_ttl_s else 0.0  # expired rooms are not listed
         rows = await self.index.public_open(limit=size + 1, offset=offset, created_after=since)
