@@ -20,7 +20,7 @@ from hand_engine import CardDiscarded, StockDrawn
 from hand_engine import check_state
 from hand_engine import determinize, perspective
 from hand_sim.positions import build
-from tests.rule_helpers import c, opts
+from tests.rules_support import c, opts
 from tests.bot_support import played, reshuffle_hidden, seen_by
 
 #: a small search budget: tests stay quick and exactly reproducible (no CPU cap)
