@@ -42,7 +42,7 @@ from typing import Any
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
 
-from .broker_watch import PastEndCheck, cancel_task, retire_consumer, stop_in_background
+from .broker_watch import PastEndCheck, retire_consumer, stop_in_background
 from .settings import KafkaSettings
 
 __all__ = ["ConsumerLoop"]
@@ -131,10 +131,9 @@ class ConsumerLoop:
         if task is not None:
             if task.done() and not task.cancelled() and task.exception() is not None:
                 log.error("consumer_loop_died", loop=self.name, error=repr(task.exception()))
-            try:
-                await cancel_task(task)
-            except Exception:  # its error was logged above
-                pass
+            while not task.done():  # repeated: Python 3.11's wait_for can swallow a cancel (cancel_task)
+                task.cancel()
+                await asyncio.wait({task}, timeout=1.0)
         if self._listener is not None:
             self._listener.active = False
         consumer, self.consumer, self._listener = self.consumer, None, None
