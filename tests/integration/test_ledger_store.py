@@ -153,13 +153,10 @@ async def test_a_rebalance_while_a_batch_seeds_rooms_holds_no_room_back(ledger_d
     revoked partition's rooms; a room of that partition later in the same batch must be
     seeded again from the archive, not expected from seq 0, where it waited forever (a CI
     run, 2026-12-02: 44 events never archived)."""
-    from hand_ledger.consumer import _Listener
-
     store = LedgerStore(await ledger_db())
     await store.start()
     try:
         consumer = LedgerConsumer(store, None)
-        listener = _Listener(consumer)
         first, second = (run.events for run in list(scenario_runs.values())[:2])
         half = len(first) // 2
 
@@ -171,7 +168,7 @@ async def test_a_rebalance_while_a_batch_seeds_rooms_holds_no_room_back(ledger_d
 
         async def revoked_while_seeding(room_ids):
             out = await seed(room_ids)
-            await listener.on_partitions_revoked(["p0"])
+            await consumer.on_revoked({"p0"})
             return out
 
         store.next_seqs = revoked_while_seeding
@@ -204,7 +201,7 @@ async def test_a_batch_read_before_a_rebalance_leaves_revoked_partitions_to_thei
     await store.start()
     try:
         consumer = LedgerConsumer(store, None)
-        consumer._consumer = kafka = Assigned({"p0", "p1"})
+        consumer.loop.consumer = kafka = Assigned({"p0", "p1"})
         first, second = (run.events for run in list(scenario_runs.values())[:2])
         batch = ([replace(e, partition="p0", offset=i) for i, e in enumerate(first)]
                  + [replace(e, partition="p1", offset=i) for i, e in enumerate(second)])

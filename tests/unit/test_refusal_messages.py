@@ -10,7 +10,9 @@ from hand_engine import resolve
 from hand_room import limits
 from hand_room.domain.commands import CreateRoom, JoinRoom, RemovePlayer
 from hand_room.domain.errors import RoomError
-from hand_room.status import text
+from hand_room.status import STATUS
+
+text = STATUS.text  # the room refusal's message in a language
 from tests.room_domain_support import Room
 
 
