@@ -104,9 +104,17 @@ def play(preset: str, seed: int, seats: int, round_no: int = 1, max_moves: int |
 
 
 # ------------------------------------------------------------------ canonical events
+#: Event fields added after these games were recorded (provably fair deals, decision 0022): left
+#: out while at their defaults (a version-0 deal), so the recorded games keep their digests.
+LATER_FIELDS = {"deal_version", "commitment", "seat_seeds"}
+
+
 def _plain(value: Any) -> Any:
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
+        return {f.name: _plain(getattr(value, f.name)) for f in dataclasses.fields(value)
+                if not (f.name in LATER_FIELDS and getattr(value, f.name) == f.default)}
+    if isinstance(value, bytes):
+        return value.hex()
     if isinstance(value, (tuple, list)):
         return [_plain(v) for v in value]
     if isinstance(value, enum.Enum):
