@@ -203,6 +203,7 @@ class RoomOwner(CommandPipeline):
                 except Exception:
                     log.warning("bad_command_dropped", offset=msg.offset, partition=msg.partition)
                     continue
+                M.COMMANDS.labels(type(cmd.body).__name__, "consumed").inc()
                 if not self.presence.admit(cmd):
                     continue  # one more (or one fewer) stream of a seat: counted only
                 if cmd.reply_to and time.time() - cmd.sent_at > self.stale_after_s:
