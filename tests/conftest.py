@@ -18,7 +18,8 @@ HEAVY = ("tests/e2e/", "tests/integration/test_conformance_node.py", "tests/inte
          "tests/integration/test_broker_outage.py", "tests/integration/test_ledger_kafka.py",
          "tests/integration/test_ledger_stack.py", "tests/integration/test_room_overload.py",
          "tests/integration/test_room_frozen_instance.py", "tests/integration/test_room_memory_bounds.py",
-         "tests/integration/test_room_owner_routing.py", "tests/integration/test_ledger_process.py")
+         "tests/integration/test_room_owner_routing.py", "tests/integration/test_ledger_process.py",
+         "tests/integration/test_metrics_stack.py", "tests/integration/test_tracing_stack.py")
 
 
 #: The longest of them, longest first (minutes on 2 cores).

@@ -30,8 +30,8 @@ from opentelemetry import propagate, trace
 from .config import EnvReader
 
 __all__ = [
-    "add_trace_ids", "configure_tracing", "disable_tracing", "enabled", "extract", "inject",
-    "start_span",
+    "add_trace_ids", "configure_tracing", "current", "disable_tracing", "enabled", "extract", "inject",
+    "record_span", "start_span",
 ]
 
 _NULL = contextlib.nullcontext()
@@ -105,6 +105,20 @@ def _detached(tracer: Any, name: str, context: Any, kind: Any, attributes: dict)
         raise
     finally:
         span.end()
+
+
+def current() -> Any:
+    """The current context to hand to work done later or elsewhere; None while tracing is off."""
+    return otel_context.get_current() if _state["tracer"] is not None else None
+
+
+def record_span(name: str, context: Any, start_ns: int, end_ns: int, **attributes: Any) -> None:
+    """A finished span of ``context``'s trace, from ``start_ns`` to ``end_ns`` (``time.time_ns``):
+    one command's share of work done for many at once (a batch's store append). Nothing while
+    tracing is off."""
+    tracer = _state["tracer"]
+    if tracer is not None:
+        tracer.start_span(name, context=context, start_time=start_ns, attributes=attributes).end(end_time=end_ns)
 
 
 def inject(carrier: dict[str, str] | None = None, context: Any = None) -> dict[str, str]:

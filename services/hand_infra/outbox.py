@@ -160,20 +160,22 @@ class OutboxRelay:
                 self._direct_acked.difference_update(keys)
                 self._direct.difference_update(keys)
 
-    def publish_direct(self, items: Sequence[tuple[str, int, Sequence[bytes | None]]]) -> None:
+    def publish_direct(self, items: Sequence[tuple[str, int, Sequence[bytes | None]]],
+                       contexts: Sequence[Any] | None = None) -> None:
         """Send committed events now: ``(room_id, seq, one value per route or None)``, in
-        order per room. Acked rows are marked published with the next mark."""
+        order per room, each record continuing the trace of its ``contexts`` entry (the
+        command that made it; None: the current one). Acked rows are marked published with
+        the next mark."""
         if self._producer is None or (self.watch is not None and not self.watch.up):
             self.notify()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
-        # the records continue the trace of the pass that committed them (its first command's)
-        asyncio.ensure_future(self._send_direct(list(items), kafka_trace.headers()))
+        asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
 
-    async def _send_direct(self, items, trace) -> None:
+    async def _send_direct(self, items, traces) -> None:
         futures = []
         try:
-            for room_id, seq, values in items:
+            for (room_id, seq, values), trace in zip(items, traces, strict=True):
                 key = room_id.encode()
                 for (topic, _), value in zip(self.routes, values, strict=True):
                     if value is not None:
@@ -317,3 +319,13 @@ class Deduper(Generic[T]):
         if not held:
             del self._held[room_id]
         return ready
+
+
+def _traces(n: int, contexts: Sequence[Any] | None) -> list:
+    """Each record's trace headers: its command's context, else the current one; one encoding
+    per distinct context (a command's events share it)."""
+    current = kafka_trace.headers()
+    if contexts is None or current is None:
+        return [current] * n
+    made: dict[int, Any] = {}
+    return [current if c is None else made.setdefault(id(c), kafka_trace.headers(c)) for c in contexts]

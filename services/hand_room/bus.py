@@ -26,6 +26,7 @@ from aiokafka.errors import KafkaError
 
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.consumer_loop import ConsumerLoop
+from hand_infra import kafka_trace
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES, partition_of
 
@@ -178,7 +179,8 @@ class Bus:
             self._pending[cmd.command_id] = fut
         try:
             await asyncio.wait_for(self._producer.send_and_wait(
-                self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd)), self.timeout)
+                self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd),
+                headers=kafka_trace.headers()), self.timeout)
             if not wait:
                 return None
             return await asyncio.wait_for(fut, self.timeout)

@@ -11,6 +11,7 @@ oldest one's wait, a client's command is refused at once; a pass takes at most
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import collections
 import time
 from collections.abc import Awaitable, Callable
@@ -18,6 +19,8 @@ from collections.abc import Awaitable, Callable
 import structlog
 
 from .admission import Admission
+from hand_common import tracing
+
 from .domain.commands import Command
 from .domain.errors import RoomCode, RoomError
 from .kafka_messages import Reply
@@ -45,6 +48,8 @@ class LocalQueue:
 
     async def submit(self, cmd: Command) -> Reply:
         self.admit(cmd.body)
+        if cmd.trace is None and tracing.enabled():  # the caller's trace goes on with its command
+            cmd = dataclasses.replace(cmd, trace=tracing.current())
         fut = asyncio.get_running_loop().create_future()
         self._futures[cmd.command_id] = fut
         self._waiting.append(cmd)

@@ -18,10 +18,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import replace
 
 import structlog
 from aiokafka import AIOKafkaProducer
 
+from hand_common import tracing
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -196,9 +198,12 @@ class RoomOwner(CommandPipeline):
             for msg in msgs:
                 try:
                     cmd = decode_command(msg.value)
+                    if msg.headers and tracing.enabled():  # the sender's trace, from the record's headers
+                        cmd = replace(cmd, trace=tracing.extract(msg.headers))
                 except Exception:
                     log.warning("bad_command_dropped", offset=msg.offset, partition=msg.partition)
                     continue
+                M.COMMANDS.labels(type(cmd.body).__name__, "consumed").inc()
                 if not self.presence.admit(cmd):
                     continue  # one more (or one fewer) stream of a seat: counted only
                 if cmd.reply_to and time.time() - cmd.sent_at > self.stale_after_s:

@@ -23,7 +23,7 @@ from typing import Any
 import structlog
 
 from hand_common.rule_messages import shown_params
-from hand_common.tracing import start_span
+from hand_common.tracing import record_span, start_span
 from hand_engine import RuleViolation
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
@@ -145,9 +145,10 @@ class CommandPipeline:
         await asyncio.gather(*(self._plan(r, cmds, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
-        began = time.perf_counter()
+        began, began_ns = time.perf_counter(), time.time_ns()
         with start_span("room.append", commands=len(items)):
             results = await budget.call(self.store.append_batch(items)) if items else []
+        ended_ns = time.time_ns()
         if items:
             M.STORE_APPEND.observe(time.perf_counter() - began)
             M.BATCH_SIZE.observe(len(items))
@@ -175,7 +176,10 @@ class CommandPipeline:
                         self.feeds.offer(rec, after, trusted=True)
                 if not all(isinstance(rec.event, ChatSent) for rec in p.decision.events):
                     touched[room_id] = room  # chat alone re-arms no timer and asks no bot again
-                published.extend(p.decision.events)
+                published.extend((rec, p.cmd.trace) for rec in p.decision.events)
+                if p.cmd.trace is not None:  # each command's trace shows the append it was committed in
+                    record_span("room.commit", p.cmd.trace, began_ns, ended_ns, batch=len(items),
+                                events=len(p.decision.events))
                 for rec in p.decision.events:
                     if isinstance(rec.event, SeatAway):
                         M.BOT_TAKEOVERS.labels(rec.event.reason).inc()
@@ -196,7 +200,8 @@ class CommandPipeline:
         for cmd, reply in replies:
             await self._reply(cmd, reply)
         if published and self.relay is not None:  # sent now; the outbox stays the safety net
-            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
+            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec, _ in published],
+                                      [trace for _, trace in published])
         for room in touched.values():
             self.timers.arm(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import Union
+from typing import Any, Union
 
 from hand_engine import Action, Options
 
@@ -108,3 +108,6 @@ class Command:
     reply_to: str = ""  # the instance waiting for the reply; "" = none
     command_id: str = field(default_factory=lambda: uuid.uuid4().hex)
     sent_at: float = field(default_factory=time.time)
+    # the sender's trace context (OpenTelemetry, opaque here): in-process only, never encoded
+    # (across Kafka it rides in the record's headers); None while tracing is off
+    trace: Any = field(default=None, compare=False, repr=False)
