@@ -186,11 +186,25 @@ function hostMessage(msg, expect) {
       assert.ok(secs(msg.room.turn_deadline) <= secs(msg.room.server_time) + msg.room.turn_seconds + 1,
         'the deadline is at most turn_seconds ahead');
     }
+    checkSeating(msg.room);
   }
   if (has(msg, 'view')) {
     assert.ok(has(msg.view, 'seat') && msg.view.seat === S.seat, "the host's view is for its seat");
   }
   assert.deepEqual(walk.badCardIds(WatchResponse, msg), [], 'card ids 1..106');
+}
+
+/** How the table sits (decision 0030): every seat's next_seat; no team or partner when every seat plays
+ * for itself; the round's dealer and first player (the seat after the dealer) once a round is dealt. */
+function checkSeating(room) {
+  const n = room.seats.length;
+  for (const s of room.seats) {
+    assert.ok(has(s, 'next_seat') && s.next_seat === (s.seat + 1) % n, 'RoomSeat.next_seat = seat + 1 mod n, 0 included');
+    assert.ok(!has(s, 'team') && !has(s, 'partner'), 'no team or partner outside a partnership match');
+  }
+  assert.equal(has(room, 'dealer'), room.round_no > 0, 'RoomInfo.dealer set once a round is dealt');
+  assert.equal(has(room, 'first_player'), room.round_no > 0, 'RoomInfo.first_player set once a round is dealt');
+  if (room.round_no > 0) assert.equal(room.first_player, (room.dealer + 1) % n, 'the first player sits after the dealer');
 }
 
 function latest(field) {
@@ -411,6 +425,15 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     const rule = await refused(S.room.Chat({ room_id: S.roomId, seat_token: S.token, phrase: 999 }),
       Code.INVALID_ARGUMENT, 'UNKNOWN_PHRASE');
     assert.equal(rule.params.field, 'phrase');
+  });
+
+  it('comes back with ComeBack: a seat that is not away is left as it is; a bad token is refused', async () => {
+    const same = await S.room.ComeBack({ room_id: S.roomId, seat_token: S.token });
+    assert.equal(same.came_back, false, 'the host is not away: nothing to take back');
+    assert.equal(same.room.seats[S.seat].away, false);
+    checkSeating(same.room);
+    await refused(S.room.ComeBack({ room_id: S.roomId, seat_token: 'not-a-token' }),
+      Code.PERMISSION_DENIED, 'SEAT_TOKEN_INVALID');
   });
 
   it('names the field and the limit of malformed requests', async (t) => {

@@ -68,6 +68,8 @@ LIMITS: Mapping[str, int | None] = MappingProxyType({
     "hand.v1.WatchRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.ChatRequest.room_id": MAX_ID,
     "hand.v1.ChatRequest.seat_token": MAX_SEAT_TOKEN,
+    "hand.v1.ComeBackRequest.room_id": MAX_ID,
+    "hand.v1.ComeBackRequest.seat_token": MAX_SEAT_TOKEN,
     # ledger
     "hand.v1.GetScoreSheetRequest.room_id": MAX_ID,
     "hand.v1.GetMatchResultRequest.room_id": MAX_ID,

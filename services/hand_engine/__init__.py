@@ -28,7 +28,8 @@ from .feasibility import meeting_submissions
 from .invariants import check_state
 from .match import (
     FEWER_PENALTY_POINTS, MOST_OUTS, NO_TIE, PLAYOFF, SHARED, STILL_TIED, MatchState, Standing, break_tie,
-    next_deal, next_round, record_round, standings, start_match, unit_of, unit_seats, units,
+    next_deal, next_round, partner_of, record_round, seat_after, standings, start_match, unit_of, unit_seats,
+    units,
 )
 from .melds import lay_off, new_meld
 from .notation import (
@@ -58,7 +59,8 @@ __all__ = [
     "action_to_dict", "apply", "auto_turn", "break_tie", "candidates", "check_state", "determinize",
     "dumps", "evaluate_staging", "find", "format_card", "format_cards", "going_out_allowed",
     "hand_total", "hand_value", "has_obligation", "is_joker", "is_open", "lay_off", "loads",
-    "max_value", "meeting_submissions", "new_meld", "next_auto_action", "next_deal", "next_round",
+    "max_value", "meeting_submissions", "new_meld", "next_auto_action", "next_deal", "next_round", "partner_of",
+    "seat_after",
     "options_from_dict", "options_to_dict", "parse_card", "parse_cards", "pending", "perspective",
     "position_from_dict", "position_to_dict", "proposals", "random_step", "rank_of", "record_round",
     "record_to_dict", "redact", "replay_record", "resolve", "standings", "start_match",

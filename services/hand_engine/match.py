@@ -35,6 +35,18 @@ def unit_seats(unit: int, partnership: bool) -> tuple[int, ...]:
     return (unit, unit + 2) if partnership else (unit,)
 
 
+def partner_of(seat: int, partnership: bool) -> int | None:
+    """A seat's partner: the seat opposite in partnership (its team's other seat); None otherwise."""
+    if not partnership:
+        return None
+    return next(s for s in unit_seats(unit_of(seat, True), True) if s != seat)
+
+
+def seat_after(seat: int, n: int) -> int:
+    """The seat that plays after ``seat`` (and sits to its right: play goes counter-clockwise, §2)."""
+    return (seat + 1) % n
+
+
 @dataclass(frozen=True)
 class MatchState:
     options: Options

@@ -14,12 +14,12 @@ from __future__ import annotations
 import random
 import time
 
-from .domain.commands import Act, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
+from .domain.commands import Act, ComeBack, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
 from .domain.errors import RoomCode, RoomError
 from .metrics import OVERLOAD_REFUSALS
 
 #: commands a client sends (the others are the room's own: timers, bots, presence)
-CLIENT_COMMANDS = (Act, CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch)
+CLIENT_COMMANDS = (Act, ComeBack, CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch)
 
 
 class Admission:

@@ -30,7 +30,7 @@ from hand_rules.convert import action_from_proto, name_option_field, selection_f
 from . import limits
 from .domain import LEVEL_NAMES, Room, decode, evolve, token_hash
 from .domain.commands import (
-    Act, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
+    Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
 )
 from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
@@ -243,6 +243,17 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     @_rpc
     async def Chat(self, request: pb.ChatRequest, context) -> pb.ChatResponse:
         return await self.chat.send(request, context)  # quick_chat.py
+
+    @_rpc
+    async def ComeBack(self, request: pb.ComeBackRequest, context) -> pb.ComeBackResponse:
+        """An away seat's player takes it back (docs/decisions/0030-seating-and-coming-back.md)."""
+        room_id = limits.room_id(request.room_id)
+        self.router.redirect(room_id, context.invocation_metadata())  # the owner serves it, as Act
+        body = ComeBack()
+        self.router.admit(room_id, body)
+        _, seat = await self._seat(context, room_id, request.seat_token)
+        reply = await self._call(Command(room_id, body, seat=seat))
+        return pb.ComeBackResponse(room=await self._info_after(room_id, reply, seat), came_back=bool(reply.seqs))
 
     # ----------------------------------------------------------------- watch
     async def Watch(self, request: pb.WatchRequest, context):

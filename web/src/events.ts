@@ -8,7 +8,7 @@ import type { WatchResponse } from "./gen/hand/v1/room_service_pb";
 import type { RoundResult } from "./gen/hand/v1/state_pb";
 import type { SeatView } from "./gen/hand/v1/views_pb";
 import { cardName } from "./cards";
-import { getLang } from "./i18n";
+import { getLang, t } from "./i18n";
 
 export type Kind = "snapshot" | "room_created" | "seat_taken" | "seat_left" | "seat_away" | "seat_back"
   | "seat_connected" | "match_started" | "round_started" | "moved" | "turn_timed_out" | "round_scored"
@@ -59,7 +59,7 @@ export function decode(res: WatchResponse): Update {
     result: e.case === "roundScored" ? e.value.result : undefined,
     matchOver: e.case === "matchEnded",
     chat: e.case === "chatSent" ? e.value : undefined,
-    line: () => (e.case === "chatSent" ? "" : eventLine(ev, res.room)),
+    line: () => (e.case === "chatSent" ? "" : eventLine(ev, res.room, res.view?.seat)),
   };
 }
 
@@ -73,12 +73,18 @@ function fields(ev: RoomEvent): { kind: Kind; seat?: number; roundNo?: number } 
   };
 }
 
-/** One room event as a line of text in the player's language (the table's log, the replay viewer). */
-export function eventLine(ev: RoomEvent, room?: RoomInfo): string {
+/** One room event as a line of text in the player's language (the table's log, the replay viewer).
+ * ``me``: the reader's seat; a move the timer or a bot made for it says so in a sentence of its own. */
+export function eventLine(ev: RoomEvent, room?: RoomInfo, me?: number): string {
   const { kind, seat, roundNo } = fields(ev);
   const who = seat === undefined ? "" : room?.seats[seat]?.name || `#${seat + 1}`;
   const move = ev.event.case === "moveMade" ? ev.event.value : undefined;
-  return describe(kind, who, move?.action, move?.origin ?? MoveOrigin.UNSPECIFIED, roundNo ?? 0) || kind;
+  const origin = move?.origin ?? MoveOrigin.UNSPECIFIED;
+  if (move && me !== undefined && seat === me && (origin === MoveOrigin.TIMER || origin === MoveOrigin.BOT)) {
+    const what = describe(kind, "", move.action, MoveOrigin.UNSPECIFIED, 0).trim();
+    return origin === MoveOrigin.TIMER ? t().timerPlayed(what) : t().botPlayed(what);
+  }
+  return describe(kind, who, move?.action, origin, roundNo ?? 0) || kind;
 }
 
 const MOVES: Record<string, [string, string]> = {

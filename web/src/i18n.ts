@@ -31,6 +31,13 @@ const en = {
     "Congratulations!", "Good game!", "One more game?", "Be right back", "Bye!"],
   roundsPlayed: (n: number) => (n === 1 ? "1 round played" : `${n} rounds played`),
   secondsShort: "s", hurry: (n: number) => `${n} s left: the timer plays your turn after that`,
+  seating: "Seating", dealer: "Dealer", dealerShort: "D", firstPlayer: "First to play", firstShort: "1st",
+  partner: "partner", yourPartner: (n: string) => `Your partner: ${n}`, team: (k: number) => `Team ${k}`,
+  yourTeam: (names: string) => `Your team: ${names}`, otherTeam: (names: string) => `Opponents: ${names}`,
+  teamTotal: "Team total", playsNext: "plays after", counterClockwise: "Play goes counter-clockwise",
+  awayTitle: "You are away", awayText: "A bot is playing your seat until you come back.", imBack: "I'm back",
+  timerPlayed: (what: string) => `The timer played your turn: ${what}`,
+  botPlayed: (what: string) => `A bot played your turn: ${what}`,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -64,6 +71,13 @@ const ar: Texts = {
     "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
   roundsPlayed: (n: number) => `الجولات الملعوبة: ${n}`,
   secondsShort: "ث", hurry: (n: number) => `بقي ${n} ث: بعدها يلعب المؤقت دورك`,
+  seating: "الجلسة", dealer: "الموزّع", dealerShort: "م", firstPlayer: "يبدأ اللعب", firstShort: "١",
+  partner: "شريك", yourPartner: (n: string) => `شريكك: ${n}`, team: (k: number) => `الفريق ${k}`,
+  yourTeam: (names: string) => `فريقك: ${names}`, otherTeam: (names: string) => `الخصوم: ${names}`,
+  teamTotal: "مجموع الفريق", playsNext: "يلعب بعد", counterClockwise: "اللعب عكس عقارب الساعة",
+  awayTitle: "أنت غائب", awayText: "يلعب آلي مكانك حتى تعود.", imBack: "رجعت",
+  timerPlayed: (what: string) => `لعب المؤقت دورك: ${what}`,
+  botPlayed: (what: string) => `لعب آلي دورك: ${what}`,
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

@@ -111,7 +111,7 @@ function roomClient(home, { lang = 'en' } = {}) {
     if (!m.responseStream) api[m.name] = (req, opts = {}) => unary(m.name, home, req, opts, false);
   }
 
-  /** A call served by the room's owner only (Act, Chat): at the owner, a ROOM_MOVED followed once. */
+  /** A call served by the room's owner only (Act, Chat, ComeBack): at the owner, a ROOM_MOVED followed once. */
   const atOwner = (name) => async (req, opts = {}) => {
     let { address, marked } = route(req.room_id);
     for (;;) {
@@ -127,6 +127,7 @@ function roomClient(home, { lang = 'en' } = {}) {
   };
   api.Act = atOwner('Act');
   api.Chat = atOwner('Chat');
+  api.ComeBack = atOwner('ComeBack');
 
   /** Watch at the room's owner: an emitter of 'data' / 'error' / 'end' with cancel(), like grpc-js's
    * stream; a ROOM_MOVED or an unreachable owner before the first message is followed as for Act. */

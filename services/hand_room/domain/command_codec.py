@@ -9,8 +9,8 @@ from hand_rules.convert import action_from_proto, action_to_proto, options_from_
 from .codec import LEVEL_NAMES, _secs, _ts, level_to_proto
 from .chat import phrase_name, phrase_number
 from .commands import (
-    Act, BotTurn, Chat, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
-    TurnTimeout,
+    Act, BotTurn, Chat, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer,
+    StartMatch, TurnTimeout,
 )
 
 _VIS = {True: room_pb2.ROOM_VISIBILITY_PUBLIC, False: room_pb2.ROOM_VISIBILITY_PRIVATE}
@@ -49,6 +49,8 @@ def _body(b) -> tuple[str, object]:
             return "presence", pb.PresenceCommand(connected=b.connected, at=_ts(b.at), stream_id=b.stream_id)
         case Chat():
             return "chat", pb.ChatCommand(phrase=phrase_number(b.phrase), spectator=b.spectator)
+        case ComeBack():
+            return "come_back", pb.ComeBackCommand()
     raise TypeError(f"not a room command: {b!r}")
 
 
@@ -95,6 +97,8 @@ def _from(member: str, b):
             return Presence(connected=b.connected, at=_secs(b.at), stream_id=b.stream_id)
         case "chat":  # an unknown number becomes "": decide refuses it (UNKNOWN_PHRASE)
             return Chat(phrase=phrase_name(b.phrase), spectator=b.spectator)
+        case "come_back":
+            return ComeBack()
     raise ValueError(f"room command without a body (oneof {member!r})")
 
 

@@ -95,8 +95,13 @@ class Chat:
     spectator: str = ""  # a signed-in spectator's per-room key; "" when the command's seat sent it
 
 
+@dataclass(frozen=True)
+class ComeBack:
+    """The command's seat, away, is its player's again (a seat not away is left as it is)."""
+
+
 Body = Union[CreateRoom, JoinRoom, LeaveRoom, FillWithBots, RemovePlayer, StartMatch, Act, TurnTimeout, BotTurn,
-             Presence, Chat]
+             Presence, Chat, ComeBack]
 
 
 @dataclass(frozen=True)

@@ -17,8 +17,8 @@ from .errors import RoomCode, RoomError
 from .ports import RulesPort
 from .chat import check_phrase
 from .commands import (
-    Act, BotTurn, Chat, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
-    TurnTimeout,
+    Act, BotTurn, Chat, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer,
+    StartMatch, TurnTimeout,
 )
 from .events import (
     BOT_LEVELS, ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
@@ -237,6 +237,17 @@ async def _presence(d: Decision, cmd: Command, rules: RulesPort) -> None:
         d.add(SeatAway(seat=seat, reason="disconnected", bot_level=STAND_IN_LEVEL))
 
 
+async def _come_back(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    """The player of an away seat takes it back (RoomService.ComeBack): the stand-in bot
+    plays every turn of an away seat, so the player has no turn to act on; a seat that is
+    not away is left as it is (no event: "I'm back" twice is no error; decision 0030)."""
+    room = d.room
+    seat = _seat_of(room, cmd)
+    d.seat = seat
+    if room.seats[seat].away and room.status == "playing":
+        d.add(SeatBack(seat=seat, connected_at=d.now))
+
+
 async def _chat(d: Decision, cmd: Command, rules: RulesPort) -> None:
     """A quick-chat phrase from a seat (a player's, away or not: chat brings nobody back)
     or a signed-in spectator; nothing of the game changes (domain/chat.py)."""
@@ -256,6 +267,7 @@ Handler = Callable[[Decision, Command, RulesPort], Awaitable[None]]
 HANDLERS: dict[type, Handler] = {
     CreateRoom: _create, JoinRoom: _join, LeaveRoom: _leave, RemovePlayer: _remove, FillWithBots: _fill,
     StartMatch: _start, Act: _act, TurnTimeout: _timeout, BotTurn: _bot, Presence: _presence, Chat: _chat,
+    ComeBack: _come_back,
 }
 
 

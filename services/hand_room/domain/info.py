@@ -2,7 +2,9 @@
 
 One rendering for every reader of a room: the room service's RPCs and Watch
 streams, and the ledger's replays. ``seat`` is the reader (None: a
-spectator); the join code goes to seated readers only. ``now`` (the server's
+spectator); the join code goes to seated readers only. The seating (each seat's team,
+partner and the seat after it; the round's dealer and first player) comes from the
+engine's rules (docs/rules.md §2). ``now`` (the server's
 clock, for the client's skew estimate) is stamped by the room service's
 answers and Watch messages, never by a replay.
 """
@@ -10,7 +12,7 @@ answers and Watch messages, never by a replay.
 from __future__ import annotations
 
 from hand.v1 import room_pb2
-from hand_engine import standings
+from hand_engine import partner_of, seat_after, standings, unit_of
 from hand_rules.convert import options_to_proto
 
 from .codec import level_to_proto, standing_to_proto
@@ -39,9 +41,13 @@ def room_info(room: Room, seat: int | None = None, now: float | None = None) -> 
         round_no=room.round.round_no if room.round is not None else 0,
         next_seq=room.seq, turn_seconds=int(room.turn_seconds),
     )
+    partnership = room.options.partnership
     for i, s in enumerate(room.seats):
         info.seats.add(seat=i, kind=_KIND[s.kind], name=s.name, bot_level=level_to_proto(s.bot_level),
-                       away=s.away)
+                       away=s.away, next_seat=seat_after(i, room.n),
+                       team=unit_of(i, True) if partnership else None, partner=partner_of(i, partnership))
+    if room.round is not None:  # the current round's (after the match, the last round's)
+        info.dealer, info.first_player = room.round.dealer, room.round.starter
     if room.match is not None:
         info.standings.extend(standing_to_proto(st) for st in standings(room.match))
         info.winners.extend(room.match.winners)

@@ -26,18 +26,21 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
     return () => { live = false; };
   }, [over, roomId, minSeq]);
   const name = (s?: number) => s === undefined ? "" : room.seats[s]?.name || `#${s + 1}`;
+  /** A seat's team in a partnership match (RoomSeat.team; the standings' unit), else undefined. */
+  const team = (s?: number) => (s === undefined ? undefined : room.seats[s]?.team);
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
     ? `${name(u)} + ${name((u + 2) % room.seatCount)}` : name(u));
   return <div class="modal" role="dialog" aria-label={tx.scoreSheet}>
     <div class="panel sheet">
       <h2>{tx.scoreSheet} — {tx.round} {roundNo}</h2>
       <table>
-        <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{tx.total}</th></tr></thead>
+        <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{room.options?.partnership ? tx.teamTotal : tx.total}</th></tr></thead>
         <tbody>{result.seats.map((s) => <tr>
           <td>{name(s.seat)}</td>
           <td class="left">{s.cardsLeft.map((c) => <Card id={c} small />)}</td>
           <td>{s.score}</td>
-          <td>{room.standings.find((x) => x.unit === (room.options?.partnership ? (s.seat ?? 0) % 2 : s.seat))?.total ?? ""}</td>
+          <td>{team(s.seat) !== undefined && <span class="badge">{tx.team((team(s.seat) ?? 0) + 1)}</span>}{" "}
+            {room.standings.find((x) => x.unit === (team(s.seat) ?? s.seat))?.total ?? ""}</td>
         </tr>)}</tbody>
       </table>
       {sheet && (over || sheet.rounds.length > 1) && <p class="played">{tx.roundsPlayed(sheet.rounds.length)}</p>}

@@ -15,6 +15,8 @@ import { ScoreSheet } from "./sheet";
 import { heard } from "../chat";
 import { Bubble, QuickChat } from "./chat";
 import { TurnTimer } from "./timer";
+import { AwayBanner } from "./away";
+import { Seating } from "./seating";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
 
@@ -180,8 +182,11 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       </p>
       <span class="round">{tx.round} {room.roundNo}</span>
     </div>
+    {!spectate && mySeat !== undefined && room.seats[mySeat]?.away && room.status === RoomStatus.PLAYING
+      && <AwayBanner roomId={roomId} token={token} />}
     <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
     {error && <p role="alert" class="error">{error}</p>}
+    <Seating room={room} mySeat={spectate ? undefined : mySeat} turnSeat={view?.result ? undefined : turn?.seat} name={name} />
     <section class="opponents" aria-label="seats">
       {view?.seats.map((s) => s.seat === mySeat ? null : <div class={`opponent${turn?.seat === s.seat ? " turn" : ""}`} aria-label={name(s.seat)}>
         <strong>{name(s.seat)}</strong><Bubble roomId={roomId} seat={s.seat} name={name(s.seat)} />
