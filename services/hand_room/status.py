@@ -9,7 +9,7 @@ from hand_common.refusal import DOOR_MESSAGES, refusal_message
 from hand_common.status import pack_detail, refusal_error, status_code
 from hand_engine import Code
 
-from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
+from .domain.errors import EXISTS, INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},
@@ -46,6 +46,12 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                    "ar": "هذه الغرفة يخدمها خادم آخر ({owner_address})؛ لم يتغير شيء."},
     "UNKNOWN_PHRASE": {"en": "That is not a quick-chat phrase (this server knows 1 to {max}).",
                        "ar": "هذه ليست عبارة من عبارات الدردشة السريعة (يعرف الخادم من 1 إلى {max})."},
+    "TICKET_NOT_FOUND": {"en": "No such play-now ticket (or not with this seat token).",
+                         "ar": "لا توجد تذكرة «العب الآن» بهذا المعرّف (أو ليست بهذا الرمز)."},
+    "TICKET_EXISTS": {"en": "You are already waiting for a table ({ticket_id}).",
+                      "ar": "أنت تنتظر طاولة بالفعل ({ticket_id})."},
+    "TICKET_SEATED": {"en": "A table was found for this ticket already; leave the room instead.",
+                      "ar": "وُجدت طاولة لهذه التذكرة بالفعل؛ غادر الغرفة بدلاً من ذلك."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }
@@ -58,6 +64,8 @@ def grpc_code(code: str) -> grpc.StatusCode:
         return grpc.StatusCode.INVALID_ARGUMENT
     if code in NOT_FOUND:
         return grpc.StatusCode.NOT_FOUND
+    if code in EXISTS:
+        return grpc.StatusCode.ALREADY_EXISTS
     if code in PERMISSION:
         return grpc.StatusCode.PERMISSION_DENIED
     if code in OUT_OF_RANGE:
