@@ -19,7 +19,7 @@ from .browser_support import CHROMIUM, WEB, ensure_built
 
 
 def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path) -> None:
-    """Thirteen browser scenarios (web/e2e/play.test.mjs, chat.test.mjs, clock.test.mjs): a whole one-round match against three bots by
+    """Fourteen browser scenarios (web/e2e/play.test.mjs, chat.test.mjs, clock.test.mjs, play_now.test.mjs): a whole one-round match against three bots by
     clicks to the score sheet, then its replay and the leaderboard; a reload and a dropped stream
     mid-round; an illegal move's refusal in en and ar; the Arabic page right to left; a spectator page
     without a hand; a take returned, and a discard by drag; joining from the lobby and by code; a
@@ -28,7 +28,7 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
     on a device whose clock is wrong; quick chat seen by the other seats at the sender's seat and
     muted by a third player on a phone in Arabic; the turn timer equal to the server's deadline after
     a reload on a device whose clock is an hour off, and a finished match's result and sheet after a
-    reload. Then the refusal again (in
+    reload; play now: a waiting player cancels (in Arabic), two others land at the same table. Then the refusal again (in
     en and ar, on a dealt and watched table) with the page on gRPC-Web."""
     assert os.access(CHROMIUM, os.X_OK), f"{CHROMIUM} is missing: run `make chromium` (Debian's chromium)"
     assert shutil.which("node"), "node is missing"
@@ -43,6 +43,6 @@ def test_the_web_client_in_a_real_browser_against_the_real_stack(tmp_path: Path)
                                   cwd=WEB, env={**env, "HAND_WEB_TRANSPORT": "grpcweb"},
                                   capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-6000:] + result.stderr[-2000:]
-    assert "# fail 0" in result.stdout and "# pass 13" in result.stdout, result.stdout[-3000:]
+    assert "# fail 0" in result.stdout and "# pass 14" in result.stdout, result.stdout[-3000:]
     assert grpc_web.returncode == 0, grpc_web.stdout[-6000:] + grpc_web.stderr[-2000:]
     assert "# fail 0" in grpc_web.stdout and "# pass 1" in grpc_web.stdout, grpc_web.stdout[-3000:]

@@ -31,6 +31,9 @@ const en = {
     "Congratulations!", "Good game!", "One more game?", "Be right back", "Bye!"],
   roundsPlayed: (n: number) => (n === 1 ? "1 round played" : `${n} rounds played`),
   secondsShort: "s", hurry: (n: number) => `${n} s left: the timer plays your turn after that`,
+  playNow: "Play now", playNowHint: "A table of players of your level, with the mode and seats chosen above.",
+  lookingForTable: "Looking for a table…", cancel: "Cancel",
+  waitedFor: (n: number) => `Waiting for ${n} s`, botsIn: (n: number) => `Bots complete the table in ${n} s`,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -64,6 +67,9 @@ const ar: Texts = {
     "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
   roundsPlayed: (n: number) => `الجولات الملعوبة: ${n}`,
   secondsShort: "ث", hurry: (n: number) => `بقي ${n} ث: بعدها يلعب المؤقت دورك`,
+  playNow: "العب الآن", playNowHint: "طاولة مع لاعبين بمستواك، بالنمط وعدد المقاعد المختارَين أعلاه.",
+  lookingForTable: "جارٍ البحث عن طاولة…", cancel: "إلغاء",
+  waitedFor: (n: number) => `الانتظار منذ ${n} ث`, botsIn: (n: number) => `يكمل اللاعبون الآليون الطاولة بعد ${n} ث`,
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 
