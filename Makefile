@@ -60,10 +60,10 @@ imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contrac
 	$(VENV)/bin/lint-imports
 
 test: $(GEN_STAMP) lint imports web chromium promtool ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
-	$(PY) -m pytest -q -n 2 -m 'not slow' --ignore=tests/research tests
+	$(PY) -m pytest -q -n 2 --dist worksteal -m 'not slow' --ignore=tests/research tests
 
-test-fast: $(GEN_STAMP) promtool ## unit + property tests, without the slow ones (bots' whole-round games, research smoke)
-	$(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
+test-fast: $(GEN_STAMP) promtool ## unit + property tests, without the slow ones, fewer random examples (tests/scale_support.py)
+	HAND_TEST_FAST=1 $(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
 
 research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; apart from make test, which keeps to the product)
 	$(PY) -m pytest -q -n 2 tests/research

@@ -23,7 +23,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from tests.integration.test_room_failover import run_failover  # noqa: E402
+from tests.integration.failover_support import run_failover  # noqa: E402
 
 
 async def main() -> None:

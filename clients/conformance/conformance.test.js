@@ -310,12 +310,25 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     const again = await S.auth.SignInGuest({ device_id: device });
     assert.equal(again.created, false);
     assert.equal(again.player.player_id, signed.player.player_id, 'the same device is the same player');
+    assert.notEqual(again.session.access_token, signed.session.access_token, 'every session token is distinct');
     const me = await S.auth.GetMe({}, { token: signed.session.access_token });
     assert.equal(me.player.player_id, signed.player.player_id);
     await refused(S.auth.GetMe({}), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
     const next = await S.auth.RefreshSession({ refresh_token: signed.session.refresh_token });
     assert.notEqual(next.session.refresh_token, signed.session.refresh_token, 'a refresh token is single use');
     await refused(S.room.CreateRoom({ player_name: 'x' }, { token: 'not.a.jwt' }), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
+    // A spent refresh token sent again revokes every session of its player (another device's
+    // player here, so that this run's session stays usable): each sign-in's refresh token.
+    const thief = crypto.randomBytes(24).toString('hex');
+    const one = await S.auth.SignInGuest({ device_id: thief });
+    const two = await S.auth.SignInGuest({ device_id: thief });
+    const spent = await S.auth.RefreshSession({ refresh_token: one.session.refresh_token });
+    const reuse = await refused(S.auth.RefreshSession({ refresh_token: one.session.refresh_token }),
+      Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
+    assert.deepEqual({ ...reuse.params }, { field: 'refresh_token', reason: 'reused' });
+    for (const revoked of [spent.session.refresh_token, two.session.refresh_token]) {
+      await refused(S.auth.RefreshSession({ refresh_token: revoked }), Code.UNAUTHENTICATED, 'UNAUTHENTICATED');
+    }
     S.playerId = signed.player.player_id;
     S.session = next.session;
     S.room.token = S.ledger.token = S.rules.token = next.session.access_token;
@@ -426,6 +439,9 @@ describe('conformance: a bot-filled match through the public contract', { skip }
       visibility: 'ROOM_VISIBILITY_PUBLIC' });
     const code = other.room.join_code;
     assert.match(code, /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{6}$/, 'a join code of 6 of the documented letters');
+    const secret = await S.room.CreateRoom({ rounds: 1, seat_count: 2, player_name: 'Host', player_id: 'conformance-p' });
+    await refused(S.room.JoinRoom({ room_id: secret.room.room_id, player_name: 'Guest' }),
+      Code.PERMISSION_DENIED, 'JOIN_CODE_REQUIRED'); // a private room is joined by its code only
     const joined = await S.room.JoinRoom({ join_code: code.toLowerCase(), player_name: 'Guest', player_id: 'conformance-g' });
     assert.ok(has(joined, 'seat') && joined.seat === 1, 'the guest takes seat 1');
     assert.equal(joined.room.room_id, other.room.room_id);
@@ -594,6 +610,8 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     }));
     assert.deepEqual(totals(result.standings), totals(S.ended.standings), 'GetMatchResult totals = match_ended');
     assert.deepEqual([...result.winners].sort(), [...S.ended.winners].sort(), 'the same winners');
+    assert.equal(result.human_left, false, 'nobody left the match (decision 0027)');
+    assert.deepEqual([...result.left_seats], []);
 
     const sheet = (await S.ledger.GetScoreSheet({ room_id: S.roomId, min_seq: lastSeq })).sheet;
     assert.equal(sheet.rounds.length, S.scored.length, 'one score-sheet round per round_scored');

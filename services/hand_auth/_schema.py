@@ -35,3 +35,4 @@ refresh_tokens = Table(
     Column("spent", Boolean, nullable=False, default=False),
 )
 Index("ix_auth_refresh_family", refresh_tokens.c.family)
+Index("ix_auth_refresh_player", refresh_tokens.c.player_id)  # a reused token revokes the player's

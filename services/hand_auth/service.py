@@ -5,14 +5,15 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-import grpc
 import structlog
 
 from hand.v1 import auth_service_pb2 as pb
 from hand.v1 import auth_service_pb2_grpc as pb_grpc
 from hand_common.identity import Verifier
-from hand_common.refusal import Refusal, refusal_status
-from hand_common.rpc import Refused, plain_status, rpc
+from hand_common.limits import MAX_NAME
+from hand_common.refusal import Refusal
+from hand_common.rpc import rpc
+from hand_common.status_map import StatusMap
 from hand_infra.sqlstore import store_refusal
 
 from .metrics import REFRESHES, REFUSALS, SIGN_INS
@@ -23,7 +24,7 @@ __all__ = ["AuthService", "DEVICE_ID"]
 
 log = structlog.get_logger("hand_auth.service")
 DEVICE_ID = re.compile(r"[A-Za-z0-9._~-]{16,128}")
-MAX_NAME = 64
+DEVICE_ID_CHARS = "A-Z a-z 0-9 . _ ~ -"  # how a refusal names them (params["chars"])
 
 
 def _ms(moment: datetime | float) -> int:
@@ -44,19 +45,13 @@ def _name(name: str) -> str:
     return name
 
 
-def _refuse(exc: BaseException, lang: str) -> Refused | None:
-    """A refusal's status; the database down is UNAVAILABLE (retry), anything else is
-    ``INTERNAL`` (traceback logged, nothing of it told to the caller)."""
-    exc = store_refusal(exc) or exc
-    if not isinstance(exc, Refusal):
-        log.exception("rpc_failed")
-        REFUSALS.labels("INTERNAL").inc()
-        return Refused("INTERNAL", plain_status(grpc.StatusCode.INTERNAL, "internal error"))
-    REFUSALS.labels(exc.code).inc()
-    return Refused(exc.code, refusal_status(exc, lang))
+def _counted(code: str) -> None:
+    REFUSALS.labels(code).inc()
 
 
-_rpc = rpc(log, refuse=_refuse)
+#: door codes only (auth's refusals are all door refusals); INTERNAL is a plain status
+STATUS = StatusMap(log, translate=store_refusal, internal_detail=False, door_first=True, counted=_counted)
+_rpc = rpc(log, refuse=STATUS.refuse)
 
 
 class AuthService(pb_grpc.AuthServiceServicer):
@@ -75,7 +70,7 @@ class AuthService(pb_grpc.AuthServiceServicer):
     async def SignInGuest(self, request: pb.SignInGuestRequest, context) -> pb.SignInGuestResponse:
         if not DEVICE_ID.fullmatch(request.device_id):
             raise Refusal("INVALID_ARGUMENT", "device_id: 16-128 of [A-Za-z0-9._~-]",
-                          field="device_id", min=16, limit=128)
+                          field="device_id", min=16, max=128, limit=128, chars=DEVICE_ID_CHARS)
         record, created = await self.store.guest(request.device_id, _name(request.display_name))
         SIGN_INS.labels("new" if created else "returning").inc()
         return pb.SignInGuestResponse(player=_player(record), session=await self._session(

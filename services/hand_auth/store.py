@@ -86,28 +86,34 @@ class AuthStore(SqlStore):
 
     async def spend_refresh(self, token: str) -> tuple[str, str]:
         """Spend a refresh token: ``(player_id, family)``. A token sent again after it was
-        spent revokes its whole family (it was stolen, or replayed): every later
-        refresh of that sign-in fails and the player signs in again."""
-        bad = Refusal("UNAUTHENTICATED", "refresh token not valid", field="refresh_token")
+        spent (it was stolen, or replayed) revokes every refresh token of its player, of
+        every sign-in (decision 0024): every later refresh fails and each of the player's
+        devices signs in again. Refused with ``reason`` = ``reused`` (a spent token),
+        ``expired`` or ``unknown``."""
+        def bad(reason: str) -> Refusal:
+            return Refusal("UNAUTHENTICATED", "refresh token not valid", field="refresh_token",
+                           reason=reason)
+
         token_hash = digest(token)
         async with self._write() as conn:
             row = (await conn.execute(select(refresh_tokens)
                                       .where(refresh_tokens.c.token_hash == token_hash))).first()
             if row is None:
-                raise bad
+                raise bad("unknown")
             if row.spent:
-                await conn.execute(update(refresh_tokens).where(refresh_tokens.c.family == row.family)
-                                   .values(spent=True))
+                await conn.execute(update(refresh_tokens).where(
+                    refresh_tokens.c.player_id == row.player_id, refresh_tokens.c.spent.is_(False))
+                    .values(spent=True))
                 reused = True
             else:
                 reused = False
                 if _utc(row.expires_at) <= datetime.now(UTC):
-                    raise bad
+                    raise bad("expired")
                 done = await conn.execute(update(refresh_tokens).where(
                     refresh_tokens.c.token_hash == token_hash, refresh_tokens.c.spent.is_(False))
                     .values(spent=True))
                 if done.rowcount != 1:  # a concurrent refresh spent it first
-                    raise bad
-        if reused:
-            raise bad
+                    raise bad("reused")
+        if reused:  # raised after the commit: the revocation stands
+            raise bad("reused")
         return row.player_id, row.family

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import secrets
 import time
 
 import jwt
@@ -14,7 +15,9 @@ __all__ = ["Signer"]
 
 
 class Signer:
-    """Signs ``{iss, aud, sub, iat, exp, typ: session}`` with the ``kid`` of its key."""
+    """Signs ``{iss, aud, sub, iat, exp, jti, typ: session}`` with the ``kid`` of its key; ``jti``
+    (128 random bits) gives every token its own id, so two sessions issued in the same second
+    are never the same bytes."""
 
     def __init__(self, key: Ed25519PrivateKey, issuer: str, ttl_s: float) -> None:
         self._key, self.issuer, self.ttl_s = key, issuer, ttl_s
@@ -25,5 +28,5 @@ class Signer:
         issued = int(time.time() if now is None else now)
         expires = issued + int(self.ttl_s)
         claims = {"iss": self.issuer, "aud": AUDIENCE, "sub": player_id, "iat": issued,
-                  "exp": expires, "typ": "session"}
+                  "exp": expires, "jti": secrets.token_hex(16), "typ": "session"}
         return jwt.encode(claims, self._key, algorithm=ALGORITHM, headers={"kid": self.kid}), expires

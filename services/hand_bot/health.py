@@ -6,6 +6,7 @@ import grpc
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 
 from hand_common.config import GrpcServerConfig
+from hand_common.serving import bind
 
 SERVICE_NAME = "hand.bot"  # the name probes may ask about besides ""
 _STATUS = {True: health_pb2.HealthCheckResponse.SERVING, False: health_pb2.HealthCheckResponse.NOT_SERVING}
@@ -27,7 +28,7 @@ class HealthServer:
     async def start(self) -> None:
         server = grpc.aio.server(options=self.config.channel_options())
         health_pb2_grpc.add_HealthServicer_to_server(self._health, server)
-        self.port = server.add_insecure_port(self.config.address)
+        self.port = bind(server, self.config)  # OSError "cannot listen on …" when the port is taken
         await server.start()
         self._server = server
         await self.set_serving(False)

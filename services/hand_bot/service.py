@@ -8,13 +8,11 @@ the seed comes from those coordinates, so a bot's game replays exactly.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import hashlib
 import time
 
 import structlog
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+from aiokafka import AIOKafkaProducer
 
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +21,7 @@ from hand.v1 import room_bus_pb2
 from hand_engine import options_to_dict
 from hand_engine import PERSPECTIVE_FORMAT as FORMAT
 from hand_engine import view_to_json
+from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.kafka_metrics import LagProbe
 from hand_infra.kafka_trace import consume_span, headers
 from hand_infra.settings import KafkaSettings
@@ -80,60 +79,40 @@ class BotService:
         t = topics or {}
         self.t_requests = t.get("bots", BOT_REQUESTS)
         self.t_commands = t.get("commands", ROOM_COMMANDS)
-        self._consumer: AIOKafkaConsumer | None = None
+        self.consumer = ConsumerLoop(settings, name="bot", topics=[self.t_requests], group_id=group_id,
+                                     handle=self._on_batch, poll_ms=200, max_records=200)
         self._producer: AIOKafkaProducer | None = None
-        self._task: asyncio.Task | None = None
         self.decided = 0
         self._lag = LagProbe(group_id)
-        self.last_poll = 0.0  # time.monotonic() of the consumer loop's latest poll
 
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
-        self._consumer = AIOKafkaConsumer(self.t_requests, **self.settings.consumer_kwargs(self.group_id))
-        await self._consumer.start()
-        self.last_poll = time.monotonic()
-        self._task = asyncio.create_task(self._run(), name="bot-service")
+        await self.consumer.start()
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-        if self._consumer is not None:
-            await self._consumer.stop()
+        await self.consumer.stop()
         if self._producer is not None:
             await self._producer.stop()
 
+    @property
+    def last_poll(self) -> float:
+        """time.monotonic() of the consumer loop's latest poll."""
+        return self.consumer.last_poll
+
     def healthy(self, max_silence_s: float = 30.0) -> bool:
         """The consumer loop runs and has polled the broker recently."""
-        running = self._task is not None and not self._task.done()
-        return running and time.monotonic() - self.last_poll <= max_silence_s
+        return self.consumer.running(max_silence_s)
 
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self._poll()
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:  # a commit after a rebalance, the broker away: keep consuming
-                log.warning("bot_poll_failed", error=type(exc).__name__)
-                await asyncio.sleep(0.5)
-
-    async def _poll(self) -> None:
-        assert self._consumer is not None and self._producer is not None
-        while True:
-            batch = await self._consumer.getmany(timeout_ms=200, max_records=200)
-            self.last_poll = time.monotonic()
-            await self._lag(self._consumer)
-            REQUESTS_WAITING.set(sum(map(len, batch.values())))
-            for msgs in batch.values():
-                for msg in msgs:
-                    with consume_span("bot.decide", msg):
-                        await self._handle(msg.value)
-                    REQUESTS_WAITING.dec()
-            if batch:
-                await self._consumer.commit()
+    async def _on_batch(self, batch: dict) -> None:
+        """Each request of a batch in turn (the loop commits after a non-empty one)."""
+        await self._lag(self.consumer.consumer)
+        REQUESTS_WAITING.set(sum(map(len, batch.values())))
+        for msgs in batch.values():
+            for msg in msgs:
+                with consume_span("bot.decide", msg):
+                    await self._handle(msg.value)
+                REQUESTS_WAITING.dec()
 
     async def _handle(self, raw: bytes) -> None:
         started = time.perf_counter()

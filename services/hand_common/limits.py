@@ -21,53 +21,66 @@ from google.protobuf.message import Message
 
 from .refusal import Refusal
 
-__all__ = ["DEFAULT_REPEATED", "DEFAULT_STRING", "LIMITS", "MAX_ID", "check", "limit_of"]
+__all__ = [
+    "DEFAULT_PAGE_SIZE", "DEFAULT_REPEATED", "DEFAULT_STRING", "LIMITS", "MAX_ID", "MAX_JOIN_CODE", "MAX_NAME",
+    "MAX_PAGE_SIZE", "MAX_ROOM_ID", "MAX_SEAT_TOKEN", "TURN_SECONDS", "check", "limit_of",
+]
 
+# The one place of each field's bounds: this table (the door, LIMIT_EXCEEDED) and the
+# services' own checks of a field's format (hand_room.limits: INVALID_ARGUMENT) read them.
 DEFAULT_STRING = 256
 DEFAULT_REPEATED = 256
-MAX_ID = 128  # room ids, player ids, action ids
+MAX_ID = 128  # room ids, player ids, action ids (characters a request may carry)
+MAX_ROOM_ID = 64  # a room id's format: 1..64 letters, digits, '-' or '_'
+MAX_NAME = 64  # player and display names
+MAX_SEAT_TOKEN = 64
+MAX_JOIN_CODE = 16  # as typed (a join code is 6 characters; spaces and case are forgiven)
+MAX_PAGE_TOKEN = 64
+MAX_PAGE_SIZE = 200  # rows of a page; page_size 0 asks for DEFAULT_PAGE_SIZE
+DEFAULT_PAGE_SIZE = 50
+TURN_SECONDS = (1, 600)  # a room's turn time
 
 LIMITS: Mapping[str, int | None] = MappingProxyType({
     # rules service
     "hand.v1.RuleSelection.preset": 32,
     "hand.v1.EchoRequest.payload": None,  # a benchmark baseline: the message size limit only
     # room service
-    "hand.v1.CreateRoomRequest.player_name": 64,
+    "hand.v1.CreateRoomRequest.player_name": MAX_NAME,
     "hand.v1.CreateRoomRequest.player_id": MAX_ID,
     "hand.v1.CreateRoomRequest.seat_seed": 64,  # hand_engine's MAX_SEAT_SEED_BYTES (bytes, checked there)
-    "hand.v1.ListRoomsRequest.page_token": 64,
+    "hand.v1.ListRoomsRequest.page_token": MAX_PAGE_TOKEN,
     "hand.v1.GetRoomRequest.room_id": MAX_ID,
     "hand.v1.JoinRoomRequest.room_id": MAX_ID,
-    "hand.v1.JoinRoomRequest.join_code": 16,
-    "hand.v1.JoinRoomRequest.player_name": 64,
+    "hand.v1.JoinRoomRequest.join_code": MAX_JOIN_CODE,
+    "hand.v1.JoinRoomRequest.player_name": MAX_NAME,
     "hand.v1.JoinRoomRequest.player_id": MAX_ID,
     "hand.v1.JoinRoomRequest.seat_seed": 64,
     "hand.v1.LeaveRoomRequest.room_id": MAX_ID,
-    "hand.v1.LeaveRoomRequest.seat_token": 64,
+    "hand.v1.LeaveRoomRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.FillWithBotsRequest.room_id": MAX_ID,
-    "hand.v1.FillWithBotsRequest.seat_token": 64,
+    "hand.v1.FillWithBotsRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.StartMatchRequest.room_id": MAX_ID,
-    "hand.v1.StartMatchRequest.seat_token": 64,
+    "hand.v1.StartMatchRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.ActRequest.room_id": MAX_ID,
-    "hand.v1.ActRequest.seat_token": 64,
+    "hand.v1.ActRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.ActRequest.action_id": MAX_ID,
     "hand.v1.WatchRequest.room_id": MAX_ID,
-    "hand.v1.WatchRequest.seat_token": 64,
+    "hand.v1.WatchRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.ChatRequest.room_id": MAX_ID,
-    "hand.v1.ChatRequest.seat_token": 64,
+    "hand.v1.ChatRequest.seat_token": MAX_SEAT_TOKEN,
     # ledger
     "hand.v1.GetScoreSheetRequest.room_id": MAX_ID,
     "hand.v1.GetMatchResultRequest.room_id": MAX_ID,
     "hand.v1.GetPlayerStatsRequest.player_id": MAX_ID,
     "hand.v1.GetPlayerStatsRequest.handle": 64,  # hand_common.accounts.MAX_HANDLE
-    "hand.v1.GetLeaderboardRequest.page_token": 64,
+    "hand.v1.GetLeaderboardRequest.page_token": MAX_PAGE_TOKEN,
     "hand.v1.GetReplayRequest.room_id": MAX_ID,
-    "hand.v1.GetReplayRequest.seat_token": 64,
+    "hand.v1.GetReplayRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.CheckReplayRequest.room_id": MAX_ID,
     "hand.v1.VerifyDealRequest.room_id": MAX_ID,
     # auth service
     "hand.v1.SignInGuestRequest.device_id": 128,
-    "hand.v1.SignInGuestRequest.display_name": 64,
+    "hand.v1.SignInGuestRequest.display_name": MAX_NAME,
     "hand.v1.RefreshSessionRequest.refresh_token": 128,
 })
 

@@ -21,7 +21,7 @@ from hand_engine import Code
 from .rule_messages import message
 from .status import pack
 
-__all__ = ["DOOR_MESSAGES", "Refusal", "refusal_message", "refusal_status"]
+__all__ = ["DOOR_MESSAGES", "FIELD_MESSAGES", "Refusal", "door_text", "refusal_message", "refusal_status"]
 
 #: code → (gRPC status, {language: message}); messages name no request value.
 DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
@@ -57,10 +57,30 @@ class Refusal(Exception):
         self.code, self.detail, self.params = code, detail, params
 
 
+#: (code, field) → {language: message}: what a refusal of that field says instead of its code's.
+FIELD_MESSAGES: dict[tuple[str, str], dict[str, str]] = {
+    ("UNAUTHENTICATED", "refresh_token"): {
+        "en": "This refresh token cannot be used (spent, expired or unknown): sign in again.",
+        "ar": "لا يمكن استخدام رمز التجديد هذا (مستخدَم أو منتهي الصلاحية أو غير معروف): سجّل الدخول من جديد."},
+}
+
+
+def door_text(code: str, params: Mapping[str, object], lang: str) -> str:
+    """A door refusal's message in ``lang``: a malformed field's names the field and what it
+    must be (the rules' catalogue, from ``params``), a few fields have their own
+    (``FIELD_MESSAGES``), anything else its code's (``DOOR_MESSAGES``)."""
+    messages = DOOR_MESSAGES.get(code, DOOR_MESSAGES["INVALID_ARGUMENT"])[1]
+    field = str(params.get("field", ""))
+    messages = FIELD_MESSAGES.get((code, field), messages)
+    if code == "INVALID_ARGUMENT" and field and not field.startswith("("):
+        return message(Code.INVALID_ARGUMENT, params, lang)
+    return messages.get(lang, messages["en"])
+
+
 def refusal_status(refusal: Refusal, lang: str) -> grpc.Status:
-    """The status of a door refusal in ``lang``."""
-    grpc_code, messages = DOOR_MESSAGES.get(refusal.code, DOOR_MESSAGES["INVALID_ARGUMENT"])
-    return pack(grpc_code, refusal.code, messages.get(lang, messages["en"]), refusal.params)
+    """The status of a door refusal in ``lang`` (its message: ``door_text``)."""
+    grpc_code = DOOR_MESSAGES.get(refusal.code, DOOR_MESSAGES["INVALID_ARGUMENT"])[0]
+    return pack(grpc_code, refusal.code, door_text(refusal.code, refusal.params, lang), refusal.params)
 
 
 def refusal_message(catalogue: Mapping[str, Mapping[str, str]], code: str,

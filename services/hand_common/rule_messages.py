@@ -18,10 +18,14 @@ __all__ = ["CATALOGUE", "message", "shown_params"]
 # code → {language: (template, ...)}
 CATALOGUE: dict[Code, dict[str, tuple[str, ...]]] = {
     Code.INVALID_ARGUMENT: {
-        "en": ("{field} must be within {min}..{max}.", "{field} is too long: at most {max}.",
+        "en": ("{field} must be {min} to {max} characters, each one of {chars}.",
+               "Seat {host_seat} is the host's own seat: the host cannot remove it (LeaveRoom leaves).",
+               "{field} must be within {min}..{max}.", "{field} is too long: at most {max}.",
                "{field} must be one of: {allowed}.", "{field} is missing or malformed.",
                "The request is malformed."),
-        "ar": ("يجب أن يكون {field} بين {min} و{max}.", "{field} أطول من المسموح: {max} على الأكثر.",
+        "ar": ("يجب أن يكون {field} من {min} إلى {max} حرفاً، كل منها واحد من {chars}.",
+               "المقعد {host_seat} هو مقعد المضيف نفسه: لا يستطيع المضيف إزالته (يغادر بـ LeaveRoom).",
+               "يجب أن يكون {field} بين {min} و{max}.", "{field} أطول من المسموح: {max} على الأكثر.",
                "يجب أن يكون {field} واحداً من: {allowed}.", "الحقل {field} مفقود أو غير صالح.",
                "الطلب غير صالح."),
     },

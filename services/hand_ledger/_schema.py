@@ -17,6 +17,9 @@
   discovery has read the event store's outbox (hand_ledger/discovery.py).
 - ``ledger_handles`` — public handle → account id (docs/privacy.md): how a
   handle shown to everyone is looked up without ever showing the id.
+- ``ledger_team_ratings``, ``ledger_conduct``, ``ledger_match_leavers`` —
+  partnership ratings, quits per player, the seats left in each match
+  (decision 0027).
 
 The engine set-up (SQLite WAL, ``BEGIN IMMEDIATE`` for writers) is the event
 store's (:func:`hand_infra._schema.make_engine`).
@@ -133,4 +136,29 @@ handles = Table(
     "ledger_handles", metadata,
     Column("handle", String(64), primary_key=True),  # hand_common.accounts.public_handle
     Column("player_id", String(128), nullable=False),
+)
+
+# Decision 0027 (tables of their own, so that an existing ledger database gains them with
+# ``create_all``): ratings of partnership play, apart from ``ledger_players``' free-for-all one;
+# how often each player left a match; which seats of a finished match their players left.
+team_ratings = Table(
+    "ledger_team_ratings", metadata,
+    Column("player_id", String(128), primary_key=True),
+    Column("mu", Float, nullable=False),
+    Column("sigma", Float, nullable=False),
+    Column("ordinal", Float, nullable=False),
+)
+
+conduct = Table(
+    "ledger_conduct", metadata,
+    Column("player_id", String(128), primary_key=True),
+    Column("quits", Integer, nullable=False),  # finished matches the player left before their end
+    Column("recent", String(16), nullable=False),  # latest finished matches, newest last: "1" = left
+)
+
+match_leavers = Table(
+    "ledger_match_leavers", metadata,
+    Column("room_id", String(64), primary_key=True),
+    Column("left_seats", Text, nullable=False),  # JSON list: human seats away when the match ended
+    Column("unrated_seats", Text, nullable=False),  # JSON list: human seats their players never moved
 )

@@ -28,13 +28,13 @@ import contextlib
 from typing import Any
 
 import structlog
-from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka import TopicPartition
 from aiokafka.errors import KafkaError
 from google.protobuf.message import DecodeError
 
 from hand_common.tracing import enabled as tracing_enabled
 from hand_engine import RuleViolation
-from hand_infra.broker_watch import PastEndCheck, retire_consumer
+from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.kafka_metrics import LagProbe, count_rebalance
 from hand_infra.kafka_trace import consume_span
 from hand_infra.settings import KafkaSettings
@@ -60,24 +60,6 @@ def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | 
         return None
 
 
-class _Listener(ConsumerRebalanceListener):
-    def __init__(self, owner: LedgerConsumer) -> None:
-        self.owner = owner
-        self.active = True  # False once its consumer is replaced (reconnect)
-
-    async def on_partitions_revoked(self, revoked) -> None:
-        if not self.active:
-            return
-        count_rebalance(self.owner.group_id, "revoked", revoked)
-        self.owner.hold.drop_partitions(revoked)
-        for tp in revoked:
-            self.owner._committed.pop(tp, None)
-
-    async def on_partitions_assigned(self, assigned) -> None:
-        count_rebalance(self.owner.group_id, "assigned", assigned)
-        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in assigned))
-
-
 class LedgerConsumer:
     """Feeds ``store`` from ``topic`` in consumer group ``group_id``; see the module doc."""
 
@@ -89,32 +71,32 @@ class LedgerConsumer:
         self._repair_at = 0.0
         self.max_records, self.retry_interval = max_records, retry_interval
         self.hold = Hold()
-        self._consumer: AIOKafkaConsumer | None = None
-        self._listener: _Listener | None = None
-        self._task: asyncio.Task[None] | None = None
+        self.loop = ConsumerLoop(settings, name="ledger-consumer", topics=[topic], group_id=group_id,
+                                 on_assigned=self.on_assigned, on_revoked=self.on_revoked,
+                                 before_poll=self._before_poll, on_past_end=self._reseed, on_error=self._failed,
+                                 handle=self._on_batch, commit=False, poll_ms=200, max_records=max_records,
+                                 retry_s=retry_interval)
+        self._rewind_next = False
         self._committed: dict[Any, int] = {}
         self.batches = 0
         self.recorded = 0
         self.tally, self._lag = GameTally(), LagProbe(group_id)  # metrics (hand_ledger.metrics)
 
     async def start(self) -> None:
-        self._consumer = AIOKafkaConsumer(**self.settings.consumer_kwargs(self.group_id))
-        self._listener = _Listener(self)
-        self._consumer.subscribe([self.topic], listener=self._listener)
-        await self._consumer.start()
-        self._task = asyncio.create_task(self._run(), name="ledger-consumer")
+        await self.loop.start()
 
     async def reconnect(self) -> None:
         """After a broker outage: a new consumer (positions from the group's commits, or the
         start of a re-created topic — never offsets the broker lost) and a hold re-seeded
         from the archive. Rooms being watched for gaps stay watched, so a room whose last
         events went with the broker is still completed from the event store."""
-        await retire_consumer(self._task, self._listener, self._consumer)
-        self._consumer = None
-        await self._reseed()
         began = asyncio.get_running_loop().time()
-        await self.start()
+        await self.loop.restart(before_start=self._restarting)
         log.info("ledger_reconnected", start_s=round(asyncio.get_running_loop().time() - began, 2))
+
+    async def _restarting(self) -> None:
+        self._rewind_next = False  # a new consumer starts at the group's commits
+        await self._reseed()
 
     async def _reseed(self) -> None:
         """Forget the hold; the rooms watched for gaps restart from the archive."""
@@ -126,42 +108,44 @@ class LedgerConsumer:
 
     async def stop(self) -> None:
         """Stop consuming (a batch in flight is abandoned: its offsets stay uncommitted)."""
-        if self._task is not None:
-            if self._task.done() and not self._task.cancelled() and self._task.exception() is not None:
-                log.error("ledger_consumer_died", error=repr(self._task.exception()))
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await asyncio.gather(self._task, return_exceptions=True)
-            self._task = None
-        if self._consumer is not None:
-            await self._consumer.stop()
-            self._consumer = None
+        await self.loop.stop()
 
     @property
     def task(self) -> asyncio.Task[None] | None:
-        return self._task
+        return self.loop.task
 
-    async def _run(self) -> None:
-        assert self._consumer is not None
-        rewind = False
-        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
-        while True:
-            try:
-                if await past_end(self._consumer):  # what the hold had came from the old partitions
-                    await self._reseed()
-                if rewind:  # nothing is read until the partitions are back at their commits
-                    await self._rewind()
-                    rewind = False
-                batch = await self._consumer.getmany(timeout_ms=200, max_records=self.max_records)
-                await self._lag(self._consumer)
-                if batch:
-                    await self.handle(batch)
-                await self.repair_gaps()
-                await self.discover()
-            except Exception as exc:
-                log_failure(log, "ledger_batch_failed", exc)
-                rewind = True
-                await asyncio.sleep(self.retry_interval)
+    @property
+    def _consumer(self) -> Any:
+        """The aiokafka consumer while started (None before)."""
+        return self.loop.consumer
+
+    # ---------------------------------------------------------------- the loop's callbacks
+    async def on_revoked(self, revoked: set[Any]) -> None:
+        count_rebalance(self.group_id, "revoked", revoked)
+        self.hold.drop_partitions(revoked)
+        for tp in revoked:
+            self._committed.pop(tp, None)
+
+    async def on_assigned(self, assigned: set[Any]) -> None:
+        count_rebalance(self.group_id, "assigned", assigned)
+        log.info("partitions_assigned", partitions=sorted(tp.partition for tp in assigned))
+
+    async def _before_poll(self, consumer: Any) -> bool:
+        if self._rewind_next:  # nothing is read until the partitions are back at their commits
+            await self._rewind()
+            self._rewind_next = False
+        return True
+
+    def _failed(self, exc: Exception) -> None:
+        log_failure(log, "ledger_batch_failed", exc)
+        self._rewind_next = True
+
+    async def _on_batch(self, batch: dict[TopicPartition, list[Any]]) -> None:
+        await self._lag(self._consumer)
+        if batch:
+            await self.handle(batch)
+        await self.repair_gaps()
+        await self.discover()
 
     async def handle(self, batch: dict[TopicPartition, list[Any]]) -> int:
         """Order, record and commit one ``getmany`` batch; return how many events were recorded."""

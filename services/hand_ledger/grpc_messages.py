@@ -59,6 +59,8 @@ def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None, who: Viewer)
         msg.outcome = OUTCOME.encode(out.outcome)
         msg.tied.extend(out.tied)
         msg.playoff_rounds = out.playoff_rounds
+        msg.left_seats.extend(out.left_seats)
+        msg.human_left = bool(out.left_seats)
     for s in standings:
         msg.standings.add(unit=s.unit, seats=s.seats, player_ids=[who.player_id(p) for p in s.player_ids],
                           handles=[who.handle(p) for p in s.player_ids], total=s.total,
@@ -68,12 +70,14 @@ def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None, who: Viewer)
 
 
 def stats_to_proto(s: PlayerStats, who: Viewer) -> pb.PlayerStats:
-    r = s.rating
+    r, t = s.rating, s.partnership_rating
     return pb.PlayerStats(
         player_id=who.player_id(s.player_id), handle=who.handle(s.player_id), name=s.name, matches=s.matches, wins=s.wins, rounds=s.rounds,
         rounds_won=s.rounds_won, hand_finishes=s.hand_finishes, rounds_opened=s.rounds_opened,
         opening_rate=s.opening_rate, mean_round_score=s.mean_round_score, total_round_score=s.score_sum,
-        rating=pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal))
+        rating=pb.Rating(mu=r.mu, sigma=r.sigma, ordinal=r.ordinal),
+        partnership_rating=pb.Rating(mu=t.mu, sigma=t.sigma, ordinal=t.ordinal), quits=s.quits,
+        recent_quits=s.recent_quits)
 
 
 def check_to_proto(c: Check) -> pb.CheckReplayResponse:

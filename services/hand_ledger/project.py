@@ -24,6 +24,7 @@ from hand_room.domain import (
 )
 
 from . import ratings
+from .match_rating import rate_match
 from ._schema import lines, matches, players, rooms, rounds, seats, team_lines
 from .reads import load_rounds
 from .sheets import ScoredRound, match_outcome, score_round
@@ -160,31 +161,4 @@ async def _match_ended(ev: MatchEnded, conn: AsyncConnection, room_id: str) -> N
         standings=json.dumps([s.__dict__ for s in out.standings]), outcome=out.outcome,
         tied=json.dumps(list(out.tied)), playoff_rounds=out.playoff_rounds, ended_at=datetime.now(UTC)))
     await _status(conn, room_id, "finished")
-    await _rate(conn, out)
-
-
-async def _rate(conn: AsyncConnection, out) -> None:
-    """Matches, wins and ratings of the match's players (rows locked in id order)."""
-    people = sorted({pid for s in out.standings for pid in s.player_ids if pid})
-    if not people:
-        return
-    rows = await conn.execute(select(players.c.player_id, players.c.mu, players.c.sigma)
-                              .where(players.c.player_id.in_(people))
-                              .order_by(players.c.player_id).with_for_update())
-    current = {r.player_id: ratings.Rating(r.mu, r.sigma) for r in rows}
-    teams = [[current.get(pid) if pid else None for pid in s.player_ids] for s in out.standings]
-    rated = ratings.rate(teams, [s.place for s in out.standings])
-    new: dict[str, dict[str, Any]] = {}
-    for s, team in zip(out.standings, rated, strict=True):
-        for pid, rating in zip(s.player_ids, team, strict=True):
-            if pid and pid in current and pid not in new:
-                new[pid] = {"b_pid": pid, "b_win": int(s.winner), "b_mu": rating.mu,
-                            "b_sigma": rating.sigma, "b_ordinal": rating.ordinal}
-    if new:
-        await conn.execute(MATCH_STATS, [new[pid] for pid in sorted(new)])
-
-
-MATCH_STATS = update(players).where(players.c.player_id == bindparam("b_pid")).values(
-    matches=players.c.matches + 1, wins=players.c.wins + bindparam("b_win"), mu=bindparam("b_mu"),
-    sigma=bindparam("b_sigma"), ordinal=bindparam("b_ordinal"))
-
+    await rate_match(conn, room_id, out, seats=room.seat_count, partnership=room.partnership)

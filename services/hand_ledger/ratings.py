@@ -1,6 +1,7 @@
 """Skill ratings from match places with openskill (Weng-Lin, Plackett-Luce model).
 
-One rating per player id. A match is rated once, when it ends: each unit
+One rating per player id and kind of play (free-for-all; partnership), decision
+0027. A match is rated once, when it ends: each unit
 (a seat, or a team of two in partnership) is a team of the rating model,
 ranked by its final place (shared wins are ties). Bot seats take part as
 players of the model's prior rating and are never stored: their strength
@@ -42,3 +43,22 @@ def rate(teams: Sequence[Sequence[Rating | None]], places: Sequence[int]) -> lis
                    for team in teams]
     rated = MODEL.rate(model_teams, ranks=[float(p) for p in places])
     return [[Rating(p.mu, p.sigma) for p in team] for team in rated]
+
+
+def take(old: Rating, rated: Rating, *, share: float, left: bool) -> Rating | None:
+    """What a human seat's player keeps of ``rated`` (the model's update from the seat's place),
+    by what the player played (decision 0027); ``None``: not rated.
+
+    - The player left the match (away at its end): the seat's result counts in full, but
+      only against the player: the bot that finished the match earns nothing for them
+      (a rise of the ordinal is not taken).
+    - Otherwise the update is scaled by the player's share of the seat's moves (bot-played
+      turns earn nothing, nor cost anything); a seat its player never moved is not rated.
+    """
+    if left:
+        return rated if rated.ordinal <= old.ordinal else old
+    if share <= 0:
+        return None
+    if share >= 1:
+        return rated
+    return Rating(old.mu + share * (rated.mu - old.mu), old.sigma + share * (rated.sigma - old.sigma))

@@ -16,8 +16,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 from hand_common.accounts import GUEST_PREFIX
 from hand_room.domain import Recorded, decode
 
-from ._schema import events, lines, matches, players, rooms, rounds, seats, team_lines
-from .ratings import Rating
+from ._schema import (
+    conduct, events, lines, match_leavers, matches, players, rooms, rounds, seats, team_lines, team_ratings,
+)
+from .conduct import RECENT
+from .ratings import PRIOR, Rating
 from .sheets import Line, Outcome, ScoredRound, Standing, TeamLine
 
 
@@ -50,7 +53,10 @@ class PlayerStats:
     hand_finishes: int
     rounds_opened: int
     score_sum: int
-    rating: Rating
+    rating: Rating  # free-for-all play
+    partnership_rating: Rating = PRIOR  # partnership play (decision 0027)
+    quits: int = 0  # finished matches the player left before their end
+    recent_quits: int = 0  # of them, among the player's latest RECENT finished matches
 
     @property
     def opening_rate(self) -> float:
@@ -98,17 +104,30 @@ async def load_outcome(conn: AsyncConnection, room_id: str) -> Outcome | None:
         return None
     standings = tuple(Standing(**{**s, "seats": tuple(s["seats"]), "player_ids": tuple(s["player_ids"])})
                       for s in json.loads(row.standings))
+    leavers = (await conn.execute(select(match_leavers.c.left_seats)
+                                  .where(match_leavers.c.room_id == room_id))).first()
     return Outcome(tuple(json.loads(row.winners)), standings, row.outcome, tuple(json.loads(row.tied)),
-                   row.playoff_rounds)
+                   row.playoff_rounds, tuple(json.loads(leavers.left_seats)) if leavers else ())
 
 
 def _stats(r) -> PlayerStats:
+    team = PRIOR if r.team_mu is None else Rating(r.team_mu, r.team_sigma)
+    recent = (r.recent or "")[-RECENT:]
     return PlayerStats(r.player_id, r.name, r.matches, r.wins, r.rounds, r.rounds_won, r.hand_finishes,
-                       r.rounds_opened, r.score_sum, Rating(r.mu, r.sigma))
+                       r.rounds_opened, r.score_sum, Rating(r.mu, r.sigma), team, r.quits or 0,
+                       recent.count("1"))
+
+
+def _with_extras():
+    """``ledger_players`` with each player's partnership rating and conduct (decision 0027)."""
+    return (select(players, team_ratings.c.mu.label("team_mu"), team_ratings.c.sigma.label("team_sigma"),
+                   conduct.c.quits, conduct.c.recent)
+            .outerjoin(team_ratings, team_ratings.c.player_id == players.c.player_id)
+            .outerjoin(conduct, conduct.c.player_id == players.c.player_id))
 
 
 async def load_player(conn: AsyncConnection, player_id: str) -> PlayerStats | None:
-    row = (await conn.execute(select(players).where(players.c.player_id == player_id))).first()
+    row = (await conn.execute(_with_extras().where(players.c.player_id == player_id))).first()
     return None if row is None else _stats(row)
 
 
@@ -116,7 +135,7 @@ async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_mat
                       ) -> list[PlayerStats]:
     """Accounts by rating ordinal, best first (ties by player id); guests are not ranked
     (an unverified label is never presented as an account, docs/privacy.md)."""
-    query = (select(players).where(players.c.matches >= min_matches,
+    query = (_with_extras().where(players.c.matches >= min_matches,
                                    ~players.c.player_id.startswith(GUEST_PREFIX, autoescape=True))
              .order_by(players.c.ordinal.desc(), players.c.player_id).offset(offset).limit(limit))
     return [_stats(r) for r in await conn.execute(query)]

@@ -14,36 +14,24 @@ from hand_common import pagetoken
 from hand_common.accounts import MAX_HANDLE
 from hand_common.config import DEV_HANDLE_SECRET
 from hand_common.identity import Verifier, optional_player
-from hand_common.limits import MAX_ID
-from hand_common.refusal import Refusal
-from hand_common.rpc import Refused, rpc
+from hand_common.limits import DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE
+from hand_common.rpc import rpc
 from hand_engine import RuleViolation
-from hand_infra.sqlstore import store_refusal
-from hand_room.domain import for_seat, token_hash, verify_deals
+from hand_room.domain import for_seat, verify_deals
 
 from . import grpc_messages, handles, reads
 from .caught_up import caught_up
 from .privacy import Viewer
 from .replay import check
 from .replay_cache import Replays
-from .status import LedgerError, to_status
+from .status import STATUS, LedgerError
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.service")
 LEADERBOARD = "leaderboard"  # the page-token scope of GetLeaderboard
 
 
-def _refuse(exc: BaseException, lang: str) -> Refused | None:
-    """A refusal's status; the database down is UNAVAILABLE (retry), anything else is
-    ``INTERNAL`` (traceback logged, nothing of it told to the caller)."""
-    exc = store_refusal(exc) or exc
-    if not isinstance(exc, Refusal):
-        log.exception("rpc_failed")
-        exc = LedgerError("INTERNAL", "internal error")
-    return Refused(exc.code, to_status(exc, lang))
-
-
-_rpc = rpc(log, refuse=_refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})
+_rpc = rpc(log, refuse=STATUS.refuse, bind=lambda request: {"room_id": getattr(request, "room_id", None) or None})
 
 
 def _room_id(room_id: str) -> str:
@@ -122,7 +110,7 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
 
     @_rpc
     async def GetLeaderboard(self, request: pb.GetLeaderboardRequest, context) -> pb.GetLeaderboardResponse:
-        size = min(request.page_size or 50, 200)
+        size = min(request.page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
         offset = pagetoken.decode(request.page_token, scope=LEADERBOARD)
         who = await self._viewer(context)
         async with self.store.read() as conn:
@@ -149,13 +137,14 @@ class LedgerService(pb_grpc.LedgerServiceServicer):
         last = steps[-1].room
         over = last.status == "finished"
         seat = None
-        if request.seat_token:  # hand.room-events has no token hashes: refused (docs/ledger.md)
-            seat = last.seat_of_token(token_hash(request.seat_token))
-            if seat is None:
-                raise LedgerError("SEAT_TOKEN_INVALID", "this seat token is not valid for this room")
+        if request.seat_token:  # hand.room-events has no token hashes: never one the ledger can check
+            raise LedgerError("SEAT_TOKEN_INVALID", "the ledger takes no seat token", field="seat_token")
         if request.HasField("seat"):
-            if request.seat >= last.n or not (over or request.seat == seat):
-                raise LedgerError("SEAT_TOKEN_INVALID", "another seat's view only once the match is over")
+            if request.seat >= last.n:
+                raise LedgerError("INVALID_ARGUMENT", "no such seat", field="seat", min=0, max=last.n - 1)
+            if not over:
+                raise LedgerError("SEAT_TOKEN_INVALID", "a seat's view only once the match is over",
+                                  field="seat")
             seat = request.seat
         step = request.step if request.HasField("step") else len(steps) - 1
         if step >= len(steps):

@@ -83,6 +83,7 @@ class Outcome:
     outcome: str  # one of OUTCOMES
     tied: tuple[int, ...]  # units tied for the lowest total after the fixed rounds
     playoff_rounds: int
+    left_seats: tuple[int, ...] = ()  # human seats away when the match ended (decision 0027)
 
 
 def score_round(result: RoundResult, *, round_no: int, dealer: int, fixed_rounds: int,

@@ -1,12 +1,13 @@
-"""Ledger refusals → gRPC status with a ``hand.v1.RuleError`` detail (English / Arabic)."""
+"""The ledger's refusal tables (English / Arabic) for the one mapper, ``hand_common.status_map``."""
 
 from __future__ import annotations
 
-
 import grpc
+import structlog
 
-from hand_common.refusal import DOOR_MESSAGES, Refusal, refusal_message, refusal_status
-from hand_common.status import pack
+from hand_common.refusal import Refusal
+from hand_common.status_map import StatusMap
+from hand_infra.sqlstore import store_refusal
 
 GRPC_CODES = {
     "ROOM_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
@@ -21,8 +22,11 @@ GRPC_CODES = {
 MESSAGES = {
     "ROOM_NOT_FOUND": {"en": "The ledger has no record of that room.",
                        "ar": "لا يوجد في السجل غرفة بهذا المعرّف."},
-    "SEAT_TOKEN_INVALID": {"en": "This seat token is not valid for this room.",
-                           "ar": "رمز المقعد غير صالح لهذه الغرفة."},
+    "SEAT_TOKEN_INVALID": {
+        "en": "The ledger takes no seat token and shows a running match as a spectator sees it: "
+              "leave seat_token empty, and name a seat's view with seat once the match is over.",
+        "ar": "لا يقبل السجل رمز مقعد ويعرض المباراة الجارية كما يراها المشاهد: "
+              "اترك seat_token فارغاً، واطلب عرض مقعد بالحقل seat بعد انتهاء المباراة."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
     "PLAYER_NOT_FOUND": {"en": "The ledger has no record of that player.",
@@ -43,14 +47,18 @@ class LedgerError(Refusal):
     """A refused ledger request; ``code`` is an ``ErrorCode`` name without its prefix."""
 
 
+def _unavailable(exc: BaseException) -> Refusal | None:
+    return store_refusal(exc)
+
+
+STATUS = StatusMap(structlog.get_logger("hand_ledger.service"), messages=MESSAGES, codes=GRPC_CODES,
+                   translate=_unavailable, door_first=True)
+
+
 def text(error: Refusal, lang: str) -> str:
-    """The refusal's message: the ledger's own, or the rules' catalogue (INVALID_ARGUMENT, …)."""
-    return refusal_message(MESSAGES, error.code, error.params, lang)
+    """The refusal's message: the ledger's own, a door code's, or the rules' catalogue."""
+    return STATUS.text(error.code, error.params, lang)
 
 
 def to_status(error: Refusal, lang: str) -> grpc.Status:
-    if error.code in DOOR_MESSAGES:  # LIMIT_EXCEEDED, UNAUTHENTICATED, SESSION_EXPIRED, ...
-        return refusal_status(error, lang)
-    msg = text(error, lang)
-    code = GRPC_CODES.get(error.code, grpc.StatusCode.FAILED_PRECONDITION)
-    return pack(code, error.code, msg, error.params)
+    return STATUS.status(error.code, error.params, lang)

@@ -15,16 +15,17 @@ by seq.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import uuid
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import replace
+from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from hand_infra.broker_watch import BrokerWatch, PastEndCheck, stop_in_background
+from hand_infra.broker_watch import BrokerWatch
+from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES, partition_of
 
@@ -70,8 +71,7 @@ class Bus:
         self.t_replies = t.get("replies", ROOM_REPLIES)
         self.t_events = t.get("events", ROOM_EVENTS)
         self._producer: AIOKafkaProducer | None = None
-        self._consumers: list[AIOKafkaConsumer] = []
-        self._tasks: list[asyncio.Task] = []
+        self._loops: list[ConsumerLoop] = []  # replies, events (no group: assigned by hand)
         self._pending: dict[str, asyncio.Future] = {}
 
     async def start(self) -> None:
@@ -87,31 +87,45 @@ class Bus:
         log.info("bus_reconnected", instance=self.instance_id)
 
     async def _stop_consumers(self, background: bool = False) -> None:
-        for task in self._tasks:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
-        for consumer in self._consumers:
-            if background:
-                stop_in_background(consumer)
-            else:
-                await consumer.stop()
-        self._tasks, self._consumers = [], []
+        for loop in self._loops:
+            await loop.stop(background=background)
+        self._loops = []
 
     async def _start_consumers(self) -> None:
-        replies = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
-        await replies.start()
-        parts = await _partitions(replies, self.t_replies)
+        def failed(exc: Exception) -> None:  # the broker went away: the watch reconnects
+            log.warning("bus_fetch_failed", error=type(exc).__name__)
+
+        common = {"commit": False, "poll_ms": 100, "max_records": 1000, "on_error": failed}
+        replies = ConsumerLoop(self.settings, name="bus-replies", setup=self._follow_replies,
+                               handle=self._each(self._on_reply), **common)
+        events = ConsumerLoop(self.settings, name="bus-events", setup=self._events_started,
+                              before_poll=self._follow, idle_s=IDLE_S, handle=self._each(self._on_event), **common)
+        self._loops = [replies, events]
+        for loop in self._loops:
+            await loop.start()
+
+    async def _follow_replies(self, consumer: AIOKafkaConsumer) -> None:
+        """Replies come from the one partition this instance's id is keyed to, from its end."""
+        parts = await _partitions(consumer, self.t_replies)
         mine = TopicPartition(self.t_replies, partition_of(self.instance_id, len(parts)) if parts else 0)
-        replies.assign([mine])
-        await replies.seek_to_end(mine)
-        events = AIOKafkaConsumer(**self.settings.consumer_kwargs(None))
-        await events.start()
-        self._event_parts = len(await _partitions(events, self.t_events)) or self.settings.partitions
+        consumer.assign([mine])
+        await consumer.seek_to_end(mine)
+
+    async def _events_started(self, consumer: AIOKafkaConsumer) -> None:
+        self._event_parts = len(await _partitions(consumer, self.t_events)) or self.settings.partitions
         self._following, self._seen = set(), None
-        self._consumers = [replies, events]
-        self._tasks = [asyncio.create_task(self._consume(replies, self._on_reply), name="bus-replies"),
-                       asyncio.create_task(self._consume(events, self._on_event, self._follow), name="bus-events")]
+
+    @staticmethod
+    def _each(handler: Callable[[Any], None]) -> Callable[[dict], Awaitable[None]]:
+        """A batch handler that hands each message to ``handler`` (a bad one is logged)."""
+        async def handle(batch: dict) -> None:
+            for msgs in batch.values():
+                for msg in msgs:
+                    try:
+                        handler(msg)
+                    except Exception:
+                        log.exception("bad_message", topic=msg.topic, offset=msg.offset)
+        return handle
 
     def _wanted(self) -> set[int]:
         """Partitions of the rooms this instance streams and does not own."""
@@ -140,26 +154,6 @@ class Bus:
         await self._stop_consumers()
         if self._producer is not None:
             await self._producer.stop()
-
-    async def _consume(self, consumer: AIOKafkaConsumer, handler, follow=None) -> None:
-        past_end = PastEndCheck()  # a broker restarted between two probes of the watch
-        while True:
-            try:
-                if follow is not None and not await follow(consumer):
-                    await asyncio.sleep(IDLE_S)  # nothing to read
-                    continue
-                await past_end(consumer)
-                batch = await consumer.getmany(timeout_ms=100, max_records=1000)
-            except KafkaError as exc:  # the broker went away: the watch reconnects
-                log.warning("bus_fetch_failed", error=type(exc).__name__)
-                await asyncio.sleep(0.5)
-                continue
-            for msgs in batch.values():
-                for msg in msgs:
-                    try:
-                        handler(msg)
-                    except Exception:
-                        log.exception("bad_message", topic=msg.topic, offset=msg.offset)
 
     # ------------------------------------------------------------- commands
     def _on_reply(self, msg) -> None:

@@ -15,18 +15,16 @@ import uuid
 
 import grpc
 import structlog
-from aiokafka.errors import KafkaError
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand.v1 import room_pb2
+from hand_common import pagetoken
 from hand_common.identity import Verifier
 from hand_common.language import language_of
-from hand_common.refusal import Refusal
-from hand_common.rpc import Refused, rpc
+from hand_common.rpc import rpc
 from hand_engine import RuleViolation, check_seat_seed
 from hand_infra.eventstore import EventStore
-from hand_infra.sqlstore import unreachable
 from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
 
 from . import limits
@@ -45,11 +43,12 @@ from .creation import CreationLimits
 from .quick_chat import ChatLimits, QuickChat
 from .matchmaking import Matchmaker, PlayNow, RatingsPort, Schedule
 from .seat_access import SeatAccess
-from .status import to_status
+from .status import STATUS, to_status
 from .grpc_messages import event_message, room_info, snapshot_message
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
+LIST_ROOMS = "rooms"  # the scope of ListRooms page tokens (hand_common.pagetoken)
 #: after an ownership change, how long before open streams are announced to the owners
 #: (the new owner takes its partitions after the map arrives)
 ANNOUNCE_DELAY_S = 1.0
@@ -64,29 +63,11 @@ async def _abort(context, code: str, params: dict | None = None) -> None:
     await context.abort(status.code, status.details, status.trailing_metadata)
 
 
-def _failure(exc: BaseException) -> tuple[str, dict]:
-    """A refusal's code and params for any exception a handler raised."""
-    if isinstance(exc, Refusal):  # RoomError too
-        return exc.code, exc.params
-    if isinstance(exc, RuleViolation):
-        return exc.code.value, exc.params
-    if isinstance(exc, KafkaError) or unreachable(exc):  # the broker, or the store down or hanging
-        return RoomCode.ROOM_UNAVAILABLE.value, {"retry_after_ms": 1000}
-    return RoomCode.INTERNAL.value, {}
-
-
-def _refuse(exc: BaseException, lang: str) -> Refused:
-    code, params = _failure(exc)
-    if code == RoomCode.INTERNAL.value:
-        log.error("rpc_failed", error=type(exc).__name__)
-    return Refused(code, to_status(code, params, lang))
-
-
 def _bind(request) -> dict:
     return {"room_id": limits.loggable_room_id(getattr(request, "room_id", "") or "")}
 
 
-_rpc = rpc(log, refuse=_refuse, bind=_bind)
+_rpc = rpc(log, refuse=STATUS.refuse, bind=_bind)
 
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
@@ -175,8 +156,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def ListRooms(self, request: pb.ListRoomsRequest, context) -> pb.ListRoomsResponse:
-        size = limits.in_range(request.page_size or 50, "page_size", (1, limits.MAX_PAGE_SIZE))
-        offset = _page_offset(request.page_token)
+        size = limits.in_range(request.page_size or limits.DEFAULT_PAGE_SIZE, "page_size", (1, limits.MAX_PAGE_SIZE))
+        offset = pagetoken.decode(request.page_token, scope=LIST_ROOMS)
         since = time.time() - self.waiting_ttl_s if self.waiting_ttl_s else 0.0  # expired rooms are not listed
         rows = await self.index.public_open(limit=size + 1, offset=offset, created_after=since)
         out = pb.ListRoomsResponse()
@@ -184,7 +165,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             out.rooms.add(room_id=r["room_id"], preset=r["preset"], seat_count=r["seats"],
                           free_seats=r["free_seats"], created_at=r["created_at"])
         if len(rows) > size:
-            out.next_page_token = _page_token(offset + size)
+            out.next_page_token = pagetoken.encode(offset + size, scope=LIST_ROOMS)
         return out
 
     @_rpc
@@ -294,11 +275,9 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
                     yield msg
             except (asyncio.CancelledError, grpc.aio.AbortError):
                 raise
-            except Exception as exc:
-                code, params = _failure(exc)
-                if code == RoomCode.INTERNAL.value:
-                    log.error("watch_failed", error=type(exc).__name__)
-                await _abort(context, code, params)
+            except Exception as exc:  # the same status as a unary call's (hand_common.status_map)
+                status = STATUS.refuse(exc, _lang(context)).status
+                await context.abort(status.code, status.details, status.trailing_metadata)
 
     async def _watch(self, request: pb.WatchRequest, context):
         room_id = limits.room_id(request.room_id)
@@ -381,20 +360,7 @@ def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:
     return event_message(room, rec, seat)
 
 
+
 def _seat_seed(request) -> str | None:
     """A create's or join's seat seed (INVALID_ARGUMENT, field seat_seed, when bad); None: the owner draws one."""
     return check_seat_seed(request.seat_seed) if request.HasField("seat_seed") else None
-
-
-def _page_token(offset: int) -> str:
-    return f"o{offset}"
-
-
-def _page_offset(token: str) -> int:
-    """Page tokens are opaque to clients: ``o<offset>`` as this service issued it."""
-    if not token:
-        return 0
-    body = token[1:]
-    if token[0] != "o" or not (body.isascii() and body.isdigit()) or len(body) > 9:
-        raise limits.invalid("page_token", "not a page token this service issued")
-    return int(body)

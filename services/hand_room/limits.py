@@ -1,4 +1,5 @@
-"""The room service's limits on what a client may send, checked before any work.
+"""The room service's checks of what a client may send, before any work (the bounds
+themselves are declared once, in ``hand_common.limits``).
 
 Every refusal is ``INVALID_ARGUMENT`` with ``params["field"]`` naming the
 request field and the limit that was broken (docs/contracts.md, "Limits").
@@ -8,19 +9,19 @@ from __future__ import annotations
 
 import re
 
-from hand_common.limits import MAX_ID
+from hand_common.limits import (  # noqa: F401 (re-exported: the bounds are declared there, once)
+    DEFAULT_PAGE_SIZE, MAX_ID, MAX_NAME, MAX_PAGE_SIZE, MAX_ROOM_ID, TURN_SECONDS,
+)
+from hand_common.limits import MAX_SEAT_TOKEN as MAX_TOKEN  # noqa: F401
 
 from .domain.errors import RoomError
 
-ROOM_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+ROOM_ID = re.compile(f"[A-Za-z0-9_-]{{1,{MAX_ROOM_ID}}}")
+ROOM_ID_CHARS = "A-Z a-z 0-9 - _"  # how a refusal names them (params["chars"])
 JOIN_CODE_ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 JOIN_CODE = re.compile(f"[{JOIN_CODE_ALPHABET}]{{6}}")
-MAX_TOKEN = 64
 MAX_ACTION_ID = MAX_ID
-MAX_NAME = 64
 MAX_PLAYER_ID = MAX_ID
-TURN_SECONDS = (1, 600)
-MAX_PAGE_SIZE = 200
 
 
 def invalid(field: str, detail: str, **params) -> RoomError:
@@ -31,7 +32,8 @@ def room_id(value: str, field: str = "room_id") -> str:
     if not value:
         raise invalid(field, f"{field} is required")
     if not ROOM_ID.fullmatch(value):
-        raise invalid(field, "room_id must be 1..64 letters, digits, '-' or '_'", min=1, max=64)
+        raise invalid(field, f"room_id must be 1..{MAX_ROOM_ID} letters, digits, '-' or '_'", min=1, max=MAX_ROOM_ID,
+                      chars=ROOM_ID_CHARS)
     return value
 
 

@@ -68,7 +68,11 @@ class RoomServer:
             self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
             verifier = Verifier.from_config(self.config.identity)
             served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
-            self.port = served.bind()  # first: the instance's address goes into the owners' group
+            try:
+                self.port = served.bind()  # first: the instance's address goes into the owners' group
+            except OSError:  # the port is taken: close what was opened, as the other servers do
+                await self.stop()
+                raise
             me = Endpoint(self.config.advertised_address or self.target, self.config.web_url, self.instance_id)
             if self.config.ledger_address:
                 self.ratings = LedgerRatings(self.config.ledger_address)

@@ -1,15 +1,17 @@
-"""Room refusals → gRPC status with a ``hand.v1.RuleError`` detail (English / Arabic)."""
+"""The room service's refusal tables (English / Arabic) for the one mapper, ``hand_common.status_map``."""
 
 from __future__ import annotations
 
 import grpc
+import structlog
+from aiokafka.errors import KafkaError
 
 from hand.v1 import errors_pb2
-from hand_common.refusal import DOOR_MESSAGES, refusal_message
-from hand_common.status import pack_detail, refusal_error, status_code
-from hand_engine import Code
+from hand_common.refusal import Refusal
+from hand_common.status_map import StatusMap
+from hand_infra.sqlstore import unreachable
 
-from .domain.errors import EXISTS, INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE
+from .domain.errors import EXISTS, INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE, RoomCode, RoomError
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},
@@ -57,36 +59,32 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
 }
 
 
-def grpc_code(code: str) -> grpc.StatusCode:
-    if code in DOOR_MESSAGES and code != "INVALID_ARGUMENT":  # LIMIT_EXCEEDED, RATE_LIMITED, sessions
-        return DOOR_MESSAGES[code][0]
-    if code in INVALID:
-        return grpc.StatusCode.INVALID_ARGUMENT
-    if code in NOT_FOUND:
-        return grpc.StatusCode.NOT_FOUND
-    if code in EXISTS:
-        return grpc.StatusCode.ALREADY_EXISTS
-    if code in PERMISSION:
-        return grpc.StatusCode.PERMISSION_DENIED
-    if code in OUT_OF_RANGE:
-        return grpc.StatusCode.OUT_OF_RANGE
-    if code in UNAVAILABLE:
-        return grpc.StatusCode.UNAVAILABLE
-    if code == "INTERNAL":
-        return grpc.StatusCode.INTERNAL
-    if code in Code.__members__:
-        return status_code(Code[code])
-    return grpc.StatusCode.FAILED_PRECONDITION
+#: the room's codes that are not FAILED_PRECONDITION (door and engine codes have their own)
+ROOM_GRPC_CODES: dict[str, grpc.StatusCode] = {
+    **{code: grpc.StatusCode.INVALID_ARGUMENT for code in INVALID},
+    **{code: grpc.StatusCode.NOT_FOUND for code in NOT_FOUND},
+    **{code: grpc.StatusCode.ALREADY_EXISTS for code in EXISTS},
+    **{code: grpc.StatusCode.PERMISSION_DENIED for code in PERMISSION},
+    **{code: grpc.StatusCode.OUT_OF_RANGE for code in OUT_OF_RANGE},
+    **{code: grpc.StatusCode.UNAVAILABLE for code in UNAVAILABLE},
+}
 
 
-def text(code: str, params: dict, lang: str) -> str:
-    return refusal_message(ROOM_MESSAGES, code, params, lang)
+def _unavailable(exc: BaseException) -> Refusal | None:
+    """The broker, or the store down or hanging: ROOM_UNAVAILABLE (retry)."""
+    if isinstance(exc, KafkaError) or unreachable(exc):
+        return RoomError(RoomCode.ROOM_UNAVAILABLE, "unavailable", retry_after_ms=1000)
+    return None
+
+
+STATUS = StatusMap(structlog.get_logger("hand_room.gateway"), messages=ROOM_MESSAGES, codes=ROOM_GRPC_CODES,
+                   translate=_unavailable, unknown=errors_pb2.ERROR_CODE_INTERNAL)
 
 
 def rule_error(code: str, params: dict, lang: str) -> errors_pb2.RuleError:
     """The wire detail of a refusal (unknown codes are INTERNAL)."""
-    return refusal_error(code, text(code, params, lang), params, unknown=errors_pb2.ERROR_CODE_INTERNAL)
+    return STATUS.rule_error(code, params, lang)
 
 
 def to_status(code: str, params: dict, lang: str) -> grpc.Status:
-    return pack_detail(grpc_code(code), rule_error(code, params, lang))
+    return STATUS.status(code, params, lang)

@@ -20,12 +20,12 @@ import structlog
 import hand_engine as engine
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc
-from hand_common.rpc import Refused, plain_status, rpc
+from hand_common.rpc import rpc
+from hand_common.status_map import StatusMap
 from hand_engine import Code, RoundState, RuleViolation
 
 from . import convert
 from .convert import EnumCodec
-from hand_common.status import rule_status, status_code
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -64,12 +64,8 @@ def _log_context(request: Any) -> dict[str, int]:
     return out
 
 
-def _refuse(exc: BaseException, lang: str) -> Refused:
-    """A ``RuleViolation``'s status; anything else is ``INTERNAL`` (traceback logged)."""
-    if isinstance(exc, RuleViolation):
-        return Refused(status_code(exc.code).name, rule_status(exc, lang), {"error": exc.code.value})
-    log.exception("rpc failed")
-    return Refused("INTERNAL", plain_status(grpc.StatusCode.INTERNAL, "internal error"))
+#: engine codes only; the summary line's ``code`` is the gRPC status name, ``error`` the engine code
+STATUS = StatusMap(log, internal_detail=False, log_grpc_code=True, failed_event="rpc failed")
 
 
 def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
@@ -82,7 +78,7 @@ def _rpc(handler: Callable[[Any, _Req], Any]) -> Callable[..., Any]:
         return await loop.run_in_executor(self._executor, contextvars.copy_context().run, handler, self, request)
 
     run.__name__, run.__doc__ = handler.__name__, handler.__doc__
-    return rpc(log, refuse=_refuse, bind=_log_context, name_key="method", digits=3)(run)
+    return rpc(log, refuse=STATUS.refuse, bind=_log_context, name_key="method", digits=3)(run)
 
 
 class RulesService(rules_service_pb2_grpc.RulesServiceServicer):

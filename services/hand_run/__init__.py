@@ -21,6 +21,7 @@ from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
 from hand_rules.server import RulesServer
 
+from .bots import Bots
 from .keeper import BrokerKeeper
 
 __all__ = ["COMPONENTS", "Component", "build", "run"]
@@ -164,28 +165,6 @@ class Metrics:
             self.endpoint = None
 
 
-class Bots:
-    name = "bot"
-
-    def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
-        self.stack = stack
-        self.service = None
-
-    @property
-    def target(self) -> str:
-        return f"consumer group hand-bots on {self.stack.kafka.bootstrap_servers}" if self.stack.kafka else ""
-
-    async def start(self) -> None:
-        from hand_bot.service import BotService
-
-        self.service = BotService(self.stack.kafka)
-        await self.service.start()
-
-    async def stop(self) -> None:
-        if self.service is not None:
-            await self.service.stop()
-
-
 class Ledger(_Served):
     """One scoring-ledger replica, consuming the room events of the broker above."""
 
@@ -262,7 +241,7 @@ def build(environ: Mapping[str, str] | None = None) -> list[Component]:
 def client_hint(components: Sequence[Component]) -> str:
     """How to point a client (or the conformance client) at what is running."""
     names = {"broker": "KAFKA_BOOTSTRAP_SERVERS", "rules": "HAND_RULES_ADDR", "room": "HAND_ROOM_ADDR",
-             "ledger": "HAND_LEDGER_ADDR"}
+             "ledger": "HAND_LEDGER_ADDR", "auth": "HAND_AUTH_ADDR"}
     pairs = [f"{names[c.name]}={c.target}" for c in components if c.name in names and c.target]
     return ("hand: clients connect with " + " ".join(pairs)
             + " (public events: topic hand.room-events-public; docs/clients.md)")

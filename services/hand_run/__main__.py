@@ -28,8 +28,18 @@ async def _main() -> None:
     try:
         await run(components, stop, functools.partial(print, flush=True))
     except OSError as error:  # a port is taken: the started components are stopped already
-        print(f"hand: {error}", file=sys.stderr)
-        raise SystemExit(1) from None
+        print(f"hand: {error}", file=sys.stderr, flush=True)
+        _exit_now(1)
+
+
+def _exit_now(code: int) -> None:
+    """Leave at once with ``code``. After a failed start, what the failing component left
+    half-made (a task that outlives cancellation, a thread in a blocking call) must not keep
+    the process alive in ``asyncio.run``'s clean-up, deaf to Ctrl-C and SIGTERM (its signal
+    handlers only set ``stop``): every component that started has been stopped already."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)
 
 
 def main() -> None:

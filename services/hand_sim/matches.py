@@ -30,7 +30,8 @@ from hand_engine import (
 from hand_engine import start_round as engine_start_round
 from hand_ledger.ordering import Delivered
 from hand_room.domain import (
-    Act, Command, CreateRoom, JoinRoom, Recorded, Room, RoomError, StartMatch, decide, encode, private,
+    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, Recorded, Room, RoomError, StartMatch, decide, encode,
+    private,
 )
 from hand_room.rules_port import LocalRules
 
@@ -104,10 +105,14 @@ def seat_token(seat: int) -> str:
 async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1, room_id: str = "r1",
                      plans: Mapping[int, Mapping[int, Plan]] | None = None,
                      player_ids: Sequence[str] | None = None, stop_after: int | None = None,
-                     fair: bool = False, **overrides) -> MatchRun:
+                     fair: bool = False, leave_at: Mapping[int, int] | None = None,
+                     back_at: Mapping[int, int] | None = None, **overrides) -> MatchRun:
     """Create, fill, start and play a match; every stored event in order. ``seed`` fixes the
     deals (version 0) and the moves; with ``fair`` it drives the moves only, and every round is
-    dealt provably fair (version 1: fresh server seeds, decision 0022)."""
+    dealt provably fair (version 1: fresh server seeds, decision 0022).
+
+    ``leave_at`` / ``back_at``: seat → the number of events after which its player leaves
+    the match (``LeaveRoom``: a bot plays the seat) / comes back (its next move is its own)."""
     rules = CraftedRules(plans or {})
     ids = list(player_ids or [f"p{i}" for i in range(seats)])
     run = MatchRun(room=None)  # type: ignore[arg-type]
@@ -138,11 +143,17 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
     while run.room.status == "playing":
         if stop_after is not None and len(run.events) >= stop_after:
             break
+        for s, at in (leave_at or {}).items():
+            if len(run.events) >= at and not run.room.seats[s].away and (back_at or {}).get(s, 1 << 60) > len(
+                    run.events):
+                assert await do(LeaveRoom(), seat=s)
         state = run.room.round
         seat = state.turn.seat
         plan = (plans or {}).get(state.round_no, {}).get(seat)
+        by_bot = run.room.seats[seat].away and (back_at or {}).get(seat, 1 << 60) > len(run.events)
         for action in _turn(state, seat, plan, rng, plans is not None, done):
-            if await do(Act(action), seat=seat):
+            body = BotTurn(seat, state.round_no, state.turn_no, (action,)) if by_bot else Act(action)
+            if await do(body, seat=None if by_bot else seat) and (not by_bot or run.room.round is not state):
                 break
         else:
             raise AssertionError(f"no move accepted for seat {seat}")

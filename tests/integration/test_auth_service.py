@@ -1,6 +1,6 @@
 """``AuthService`` on a real server (port 0), SQLite and PostgreSQL: guest sign-in creates
 and remembers a player, sessions verify with the public key only, refresh tokens are single
-use (a replayed one revokes its sign-in), expiry and forgery are refused with
+use (a replayed one revokes every session of its player), expiry and forgery are refused with
 UNAUTHENTICATED; and the ledger takes ``GetPlayerStats``' player from the session token."""
 
 from __future__ import annotations
@@ -83,19 +83,50 @@ async def test_a_device_signs_in_as_one_remembered_player(auth) -> None:
     assert me.player.player_id == first.player.player_id
 
 
-async def test_a_refresh_token_is_spent_once_and_a_replay_revokes_the_sign_in(auth) -> None:
+async def test_a_refresh_token_is_spent_once_and_a_replay_revokes_every_session_of_the_player(auth) -> None:
+    """Decision 0024: a spent refresh token sent again revokes the refresh tokens of every sign-in
+    of its player (bug: only its own sign-in's), not another player's."""
     signed = await auth.stub.SignInGuest(pb.SignInGuestRequest(device_id=DEVICE))
+    elsewhere = await auth.stub.SignInGuest(pb.SignInGuestRequest(device_id=DEVICE))  # another sign-in
+    stranger = await auth.stub.SignInGuest(pb.SignInGuestRequest(device_id=DEVICE + "x"))
     fresh = (await auth.stub.RefreshSession(
         pb.RefreshSessionRequest(refresh_token=signed.session.refresh_token))).session
     assert fresh.refresh_token != signed.session.refresh_token
     me = await auth.stub.GetMe(pb.GetMeRequest(), metadata=bearer(fresh.access_token))
     assert me.player.player_id == signed.player.player_id
-    code, name, _ = await refused(auth.stub.RefreshSession(
+    code, name, params = await refused(auth.stub.RefreshSession(
         pb.RefreshSessionRequest(refresh_token=signed.session.refresh_token)))
     assert (code, name) == (grpc.StatusCode.UNAUTHENTICATED, "ERROR_CODE_UNAUTHENTICATED")
-    code, _, _ = await refused(auth.stub.RefreshSession(
-        pb.RefreshSessionRequest(refresh_token=fresh.refresh_token)))  # revoked with its family
-    assert code == grpc.StatusCode.UNAUTHENTICATED
+    assert params == {"field": "refresh_token", "reason": "reused"}
+    for revoked in (fresh.refresh_token, elsewhere.session.refresh_token):
+        code, _, params = await refused(auth.stub.RefreshSession(
+            pb.RefreshSessionRequest(refresh_token=revoked)))
+        assert code == grpc.StatusCode.UNAUTHENTICATED and params["reason"] == "reused"
+    assert (await auth.stub.RefreshSession(
+        pb.RefreshSessionRequest(refresh_token=stranger.session.refresh_token))).session.access_token
+    with pytest.raises(grpc.aio.AioRpcError) as info:
+        await auth.stub.RefreshSession(pb.RefreshSessionRequest(refresh_token="never-issued"))
+    assert "sign in again" in info.value.details()
+
+
+async def test_two_sign_ins_in_the_same_second_get_different_session_tokens(auth) -> None:
+    """Bug: two SignInGuest calls within one second returned byte-identical access tokens."""
+    tokens = [(await auth.stub.SignInGuest(pb.SignInGuestRequest(device_id=DEVICE))).session.access_token
+              for _ in range(3)]
+    assert len(set(tokens)) == 3
+    verifier = Verifier.from_config(auth.identity)
+    assert {verifier.verify(t).player_id for t in tokens} == {verifier.verify(tokens[0]).player_id}
+
+
+async def test_a_malformed_device_id_is_refused_with_what_it_must_be(auth) -> None:
+    """Bug: a device id with a space was refused with "The request is malformed."."""
+    for lang, words in (("en", "device_id must be 16 to 128 characters"), ("ar", "يجب أن يكون device_id")):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await auth.stub.SignInGuest(pb.SignInGuestRequest(device_id="my device id 0123456"),
+                                        metadata=(("accept-language", lang),))
+        error = from_status(rpc_status.from_call(info.value))
+        assert words in error.message and "A-Z a-z 0-9 . _ ~ -" in error.message, error.message
+        assert error.params["field"] == "device_id"
 
 
 async def test_expired_forged_and_missing_sessions_are_refused(auth) -> None:

@@ -53,6 +53,7 @@ def test_the_node_conformance_client_passes_against_the_real_stack(tmp_path: Pat
     out = tmp_path / "run.out"
     env = {k: v for k, v in os.environ.items() if k != "KAFKA_BOOTSTRAP_SERVERS"}
     env |= {"HAND_BROKER_PORT": "0", "HAND_WEB_PORT": "0", "HAND_RULES_PORT": "0", "HAND_ROOM_PORT": "0", "HAND_LEDGER_PORT": "0",
+            "HAND_BOT_PORT": "0",
             "HAND_LOG_FORMAT": "json",
             "HAND_EVENTSTORE_URL": f"sqlite:///{tmp_path / 'events.db'}",
             "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'ledger.db'}",

@@ -10,13 +10,15 @@ from dataclasses import replace
 import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_status import rpc_status
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from sqlalchemy import update
 
-from hand.v1 import state_pb2
+from hand.v1 import errors_pb2, state_pb2
 from hand.v1 import ledger_service_pb2 as pb
 from hand_engine import Discard, view
 from hand_engine.cards import JOKER_IDS
+from hand_common.status import from_status
 from hand_ledger import _schema, grpc_messages
 from hand_ledger.replay import fold
 from hand_room.domain import MoveMade, RoundDealt, complete, encode, for_seat, to_proto
@@ -199,3 +201,26 @@ async def test_health_is_serving_and_reflection_lists_the_service(ledger) -> Non
     await call.done_writing()
     assert {"hand.v1.LedgerService", "grpc.health.v1.Health"} <= {
         s.name for s in reply.list_services_response.service}
+
+
+async def test_a_replay_takes_no_seat_token_and_says_which_field_to_use(ledger) -> None:
+    """Bug: the proto said "unset = the token's seat", but a seat token was refused during the
+    match and after it alike, with a message about the token's validity. The ledger holds no
+    seat credentials: a token is refused naming ``seat_token``, ``seat`` during the match
+    naming ``seat``; unset, the view is the spectator's; after the match any seat's view."""
+    room_id = ledger.runs["random_solo"].room.room_id
+    for request in (pb.GetReplayRequest(room_id="running", seat_token=seat_token(1)),
+                    pb.GetReplayRequest(room_id=room_id, seat_token=seat_token(1)),
+                    pb.GetReplayRequest(room_id="running", seat=1)):
+        with pytest.raises(grpc.aio.AioRpcError) as info:
+            await ledger.stub.GetReplay(request)
+        detail = from_status(rpc_status.from_call(info.value))
+        assert info.value.code() == grpc.StatusCode.PERMISSION_DENIED
+        assert errors_pb2.ErrorCode.Name(detail.code) == "ERROR_CODE_SEAT_TOKEN_INVALID"
+        assert detail.params["field"] == ("seat" if request.HasField("seat") else "seat_token")
+        assert "leave seat_token empty" in detail.message
+    spectator = await ledger.stub.GetReplay(pb.GetReplayRequest(room_id="running"))
+    assert not spectator.HasField("seat")
+    assert (await ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, seat=1))).seat == 1
+    code, name, _ = await refused(ledger.stub.GetReplay(pb.GetReplayRequest(room_id=room_id, seat=9)))
+    assert (code, name) == (grpc.StatusCode.INVALID_ARGUMENT, "ERROR_CODE_INVALID_ARGUMENT")

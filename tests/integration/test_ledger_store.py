@@ -11,7 +11,8 @@ from dataclasses import replace
 
 import pytest
 
-from hand_ledger import reads
+from hand_ledger import grpc_messages, reads
+from hand_ledger.privacy import Viewer
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.ordering import Delivered
 from hand_ledger.ratings import PRIOR
@@ -152,13 +153,10 @@ async def test_a_rebalance_while_a_batch_seeds_rooms_holds_no_room_back(ledger_d
     revoked partition's rooms; a room of that partition later in the same batch must be
     seeded again from the archive, not expected from seq 0, where it waited forever (a CI
     run, 2026-12-02: 44 events never archived)."""
-    from hand_ledger.consumer import _Listener
-
     store = LedgerStore(await ledger_db())
     await store.start()
     try:
         consumer = LedgerConsumer(store, None)
-        listener = _Listener(consumer)
         first, second = (run.events for run in list(scenario_runs.values())[:2])
         half = len(first) // 2
 
@@ -170,7 +168,7 @@ async def test_a_rebalance_while_a_batch_seeds_rooms_holds_no_room_back(ledger_d
 
         async def revoked_while_seeding(room_ids):
             out = await seed(room_ids)
-            await listener.on_partitions_revoked(["p0"])
+            await consumer.on_revoked({"p0"})
             return out
 
         store.next_seqs = revoked_while_seeding
@@ -203,7 +201,7 @@ async def test_a_batch_read_before_a_rebalance_leaves_revoked_partitions_to_thei
     await store.start()
     try:
         consumer = LedgerConsumer(store, None)
-        consumer._consumer = kafka = Assigned({"p0", "p1"})
+        consumer.loop.consumer = kafka = Assigned({"p0", "p1"})
         first, second = (run.events for run in list(scenario_runs.values())[:2])
         batch = ([replace(e, partition="p0", offset=i) for i, e in enumerate(first)]
                  + [replace(e, partition="p1", offset=i) for i, e in enumerate(second)])
@@ -300,5 +298,48 @@ async def test_a_database_that_is_down_quarantines_nothing(ledger_db, monkeypatc
         async with store.read() as conn:
             outcome = await reads.load_outcome(conn, "outage")
         assert outcome is not None and outcome.winners == run.room.match.winners
+    finally:
+        await store.close()
+
+
+async def test_quitters_take_their_seat_result_bots_earn_nothing_and_kinds_of_play_rate_apart(
+        ledger_db) -> None:
+    """Decision 0027: a seat away when its match ends (seat 2 left at the start; a bot played it)
+    is flagged in the result, counted as a quit and rated from its seat's place without any gain;
+    a seat that left and came back (seat 1) is rated for its own share of the moves; a
+    partnership match moves the partnership rating only."""
+    ids = ["q0", "q1", "q2"]
+    solo = await play_match("hand", 3, rounds=1, seed=5, room_id="quit-solo", player_ids=ids,
+                            leave_at={1: 12, 2: 0}, back_at={1: 40})
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    consumer = LedgerConsumer(store, None)
+    try:
+        await consumer.record(solo.events)
+        async with store.read() as conn:
+            result = await reads.load_outcome(conn, "quit-solo")
+            stats = {pid: await reads.load_player(conn, pid) for pid in ids}
+            sheet = await reads.load_sheet(conn, "quit-solo")
+        anyone = Viewer(None, b"secret")
+        wire = grpc_messages.match_to_proto("quit-solo", sheet, result, anyone)
+        assert wire.human_left and list(wire.left_seats) == [2]
+        assert grpc_messages.stats_to_proto(stats["q2"], anyone).quits == 1
+        assert result.left_seats == (2,)
+        assert [stats[p].quits for p in ids] == [0, 0, 1] and stats["q2"].recent_quits == 1
+        assert stats["q2"].rating.ordinal <= PRIOR.ordinal  # took the seat's place, gained nothing
+        assert all(s.matches == 1 for s in stats.values())
+        assert stats["q0"].rating.sigma < stats["q1"].rating.sigma < PRIOR.sigma  # q1: its share only
+        assert all(s.partnership_rating == PRIOR for s in stats.values())
+
+        team = await play_match("partnership", 4, rounds=1, seed=8, room_id="quit-team",
+                                player_ids=["q0", "q1", "q2", "q3"])
+        await consumer.record(team.events)
+        async with store.read() as conn:
+            after = {pid: await reads.load_player(conn, pid) for pid in ids}
+            assert (await reads.load_outcome(conn, "quit-team")).left_seats == ()
+        for pid in ids:
+            assert after[pid].rating == stats[pid].rating  # free-for-all untouched
+            assert after[pid].partnership_rating.sigma < PRIOR.sigma
+        assert after["q2"].quits == 1 and after["q2"].recent_quits == 1 and after["q2"].matches == 2
     finally:
         await store.close()

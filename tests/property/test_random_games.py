@@ -1,7 +1,7 @@
 """Property tests: random legal games of every preset keep docs/rules.md §13's invariants.
 
 The number of rounds per preset is ``HAND_PROPERTY_ROUNDS`` (default 12 in
-``make test``; ``make soak`` plays thousands).
+``make test``, 2 in ``make test-fast``; ``make soak`` plays thousands).
 """
 
 from __future__ import annotations
@@ -19,9 +19,11 @@ from hand_engine import (
 )
 from hand_engine.randplay import proposals
 
+from tests.scale_support import examples
+
 from .invariants import check_all
 
-ROUNDS = int(os.environ.get("HAND_PROPERTY_ROUNDS", "12"))
+ROUNDS = int(os.environ.get("HAND_PROPERTY_ROUNDS", examples(12, 2)))
 
 
 def play_checked(preset: str, seed: int, n: int) -> None:

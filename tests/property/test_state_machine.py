@@ -7,6 +7,8 @@ keep every invariant of docs/rules.md §13. Shrinking yields a minimal bad game.
 from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
+
+from tests.scale_support import examples
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
@@ -92,7 +94,7 @@ class RandomMoves(RuleBasedStateMachine):
 
 
 RandomMoves.TestCase.settings = settings(
-    max_examples=60, stateful_step_count=60, deadline=None,
+    max_examples=examples(60, 10), stateful_step_count=60, deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )
 TestRandomMoves = RandomMoves.TestCase

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 
 from tests.bench_support import BENCH, load_bench
+from tests.scale_support import examples
 
 
 def load():
@@ -17,7 +18,7 @@ def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> N
     bench = load()
     out = tmp_path / "bots.json"
     res = bench.main(["--rounds", "5", "--deals", "1", "--workers", "0", "--modes", "hand", "saudi",
-                      "--team-modes", "partnership", "--sections", "table", "duels", "--expert-rollouts", "6",
+                      "--team-modes", "partnership", "--sections", "table", "duels", "--expert-rollouts", str(examples(6, 2)),
                       "--json", str(out)])
     assert json.loads(out.read_text()) == json.loads(json.dumps(res))
     assert set(res) == {"strength", "latency", "duels", "curve", "table_rounds", "meta"}

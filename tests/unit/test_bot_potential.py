@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from hand_bot.potential import DECAY, Potential
 from hand_sim.positions import build
-from tests.rule_helpers import c, cs, opts
+from tests.rules_support import c, cs, opts
 from tests.bot_support import mid_game, played, reshuffle_hidden, seen_by
 
 OPENABLE = "KS QS JS 7H 7D 7C AD AH AS 4C 2S 9D 5H"  # 30 + 21 + 33 melds: opens at once

@@ -21,7 +21,7 @@ from hand_engine.perspective import determinize, perspective
 from hand_engine.state import RoundState
 from hand_sim.positions import build
 from tests.bot_support import mid_game, reshuffle_hidden
-from tests.rule_helpers import c, cs, opts
+from tests.rules_support import c, cs, opts
 
 
 def bot_plan(state: RoundState, level: str, seed: int = 1) -> list:

@@ -48,3 +48,44 @@ def test_the_rules_service_is_a_component_configured_from_the_environment() -> N
     assert rules.name == "rules" and rules.config.port == 6000
     with pytest.raises(ConfigError):
         build({"HAND_RULES_PORT": "seventy"})
+
+
+LEFT_BEHIND = '''
+import asyncio, threading, hand_run
+from hand_run.__main__ import main
+
+class HalfMade:
+    """Fails to start as a taken port does, leaving a task that outlives cancellation."""
+    name, target = "half", ""
+    async def start(self):
+        async def stubborn():
+            while True:
+                try:
+                    await asyncio.sleep(3600)
+                except asyncio.CancelledError:
+                    pass
+        self.task = asyncio.create_task(stubborn())
+        await asyncio.sleep(0)
+        raise OSError("cannot listen on 127.0.0.1:1: Address already in use")
+    async def stop(self):
+        pass
+
+hand_run.COMPONENTS[:] = [lambda environ, stack: HalfMade()]
+main()
+'''
+
+
+def test_a_start_that_fails_on_a_taken_port_exits_non_zero_at_once_whatever_it_left() -> None:
+    """Bug: ``make run`` that could not bind a port printed "cannot listen on …" and "stopped",
+    then stayed alive in ``asyncio.run``'s clean-up (a task of the half-started component that
+    would not end), deaf to Ctrl-C and SIGTERM."""
+    import subprocess
+    import sys
+    import time
+
+    began = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", LEFT_BEHIND], capture_output=True, text=True, timeout=60,
+                          env={**__import__("os").environ, "HAND_LOG_LEVEL": "warning"})
+    assert proc.returncode == 1, proc.stderr[-2000:]
+    assert "hand: cannot listen on 127.0.0.1:1" in proc.stderr
+    assert time.monotonic() - began < 20

@@ -11,7 +11,7 @@ from hand_engine import (
 from hand_engine.cards import N_CARDS, copy_of, rank_of, suit_of
 from hand_engine.melds import new_meld
 from hand_sim.positions import build
-from tests.moves import c, cs, ok, refused
+from tests.moves_support import c, cs, ok, refused
 
 RANK_TEXT = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
 SUIT_TEXT = "SHDC"

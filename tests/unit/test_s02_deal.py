@@ -12,7 +12,7 @@ from hand_engine import (
 )
 from hand_engine.events import RoundStarted, TurnStarted
 from hand_engine.invariants import check_state
-from tests.moves import ok, refused
+from tests.moves_support import ok, refused
 
 FIVE = resolve("hand", {"max_players": 5})
 

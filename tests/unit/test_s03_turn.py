@@ -14,7 +14,7 @@ from hand_engine import (
 )
 from hand_engine.events import CardDiscarded, DiscardTaken, StockDrawn, TakeReturned
 from hand_sim.positions import build
-from tests.rule_helpers import c, cs, hand_of, lay, layoff, opts, play, refused
+from tests.rules_support import c, cs, hand_of, lay, layoff, opts, play, refused
 
 OTHER = "2H 3D 6H 9H JD"  # seat 1's hand: never used by seat 0's melds
 PILE = "5D 7C"  # bottom first: 7C is the top

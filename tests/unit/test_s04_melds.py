@@ -13,7 +13,7 @@ import pytest
 from hand_engine import Code, LayMelds, LayOff, MeldSpec, Options, format_cards, resolve
 from hand_engine.state import Meld, RoundState
 from hand_sim.positions import build
-from tests.moves import c, cs, last_meld, meld_by_id, ok, refused
+from tests.moves_support import c, cs, last_meld, meld_by_id, ok, refused
 
 HAND = resolve("hand")
 SAUDI = resolve("saudi")

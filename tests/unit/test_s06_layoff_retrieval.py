@@ -10,7 +10,7 @@ from hand_engine import (
 from hand_engine.events import CardsLaidOff, JokerRetrieved
 from hand_engine.state import RoundState
 from hand_sim.positions import build
-from tests.moves import c, cs, hand, last_meld, meld_by_id, ok, ok_events, refused
+from tests.moves_support import c, cs, hand, last_meld, meld_by_id, ok, ok_events, refused
 
 HAND = resolve("hand")
 S, H, D, C = 0, 1, 2, 3

@@ -11,7 +11,7 @@ from hand_engine import (
 )
 from hand_engine.events import CardDiscarded, RoundEnded
 from hand_sim.positions import build
-from tests.rule_helpers import c, cs, hand_of, lay, layoff, opts, play, refused
+from tests.rules_support import c, cs, hand_of, lay, layoff, opts, play, refused
 
 OTHER = "2H 3C 8H 9H KD"
 

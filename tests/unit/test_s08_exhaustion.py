@@ -18,7 +18,7 @@ from hand_engine.cards import hand_total
 from hand_engine.events import RoundEnded, StockRebuilt, TurnStarted
 from hand_engine.rng import shuffled
 from hand_sim.positions import build
-from tests.rule_helpers import cs, opts
+from tests.rules_support import cs, opts
 
 
 def tiny_stock(o, stock="4C", pile="", n=2, opened=()):

@@ -8,7 +8,7 @@ import pytest
 
 from hand_engine import Discard, DrawStock, RoundResult, SeatResult
 from hand_sim.positions import build
-from tests.rule_helpers import c, cs, lay, opts, play
+from tests.rules_support import c, cs, lay, opts, play
 
 B = "KS#2 4D JK"  # 10 + 4 + 15 = 29
 C = "AS AH"  # 22

@@ -13,7 +13,7 @@ from hand_engine import (
     record_round, standings, start_match, start_round,
 )
 from hand_engine.match import running_totals
-from tests.rule_helpers import opts
+from tests.rules_support import opts
 
 
 def play_out(state):

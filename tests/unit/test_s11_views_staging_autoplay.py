@@ -16,7 +16,7 @@ from hand_engine.events import (
     DiscardTaken, RoundStarted, StockDrawn, StockRebuilt, TakeReturned,
 )
 from hand_sim.positions import build
-from tests.rule_helpers import c, cs, hand_of, lay, opts, play
+from tests.rules_support import c, cs, hand_of, lay, opts, play
 
 OTHER = "2H 3C 8H 9H KD"
 

@@ -9,7 +9,7 @@ from hand_engine import (
 )
 from hand_engine.events import MeldsLaid, RoundEnded
 from hand_sim.positions import build
-from tests.moves import c, cs, ok, ok_events, refused
+from tests.moves_support import c, cs, ok, ok_events, refused
 
 KOUT_51 = (MeldSpec(cs("KS QS JS")), MeldSpec(cs("7H 7D 7C")))
 

@@ -145,9 +145,11 @@ async def _remove(d: Decision, cmd: Command, rules: RulesPort) -> None:
     room, body = d.room, cmd.body
     host = _host(room, cmd)
     _waiting(room)
-    if not 0 <= body.seat < room.n or body.seat == host:
-        raise RoomError("INVALID_ARGUMENT", "not a seat the host can free", field="seat",
-                        min=0, max=room.n - 1, host_seat=host)
+    if body.seat == host:  # the host leaves with LeaveRoom, never by freeing its own seat
+        raise RoomError("INVALID_ARGUMENT", "the host cannot remove its own seat", field="seat",
+                        seat=body.seat, host_seat=host)
+    if not 0 <= body.seat < room.n:
+        raise RoomError("INVALID_ARGUMENT", "not a seat of the room", field="seat", min=0, max=room.n - 1)
     if room.seats[body.seat].kind == "empty":
         raise RoomError(RoomCode.SEAT_EMPTY, "that seat is free already", seat=body.seat)
     d.add(SeatLeft(seat=body.seat))

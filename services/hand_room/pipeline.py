@@ -1,0 +1,298 @@
+"""The room owner's pipeline: one pass over a batch of commands, grouped by room.
+
+Per room, in order: duplicate check, decide (pure + rules) → append every
+room's events in one transaction (group commit; the unique ``(room_id, seq)``
+stops a stale owner from forking a room) → reply → arm timers, ask bots. A
+room whose append finds a newer head is reloaded and its commands go through
+the same pipeline again. The owner (``owner.py``) feeds it from
+``hand.room-commands`` and from its gateway's in-process queue
+(``local_queue.py``).
+
+Action ids: an id is bound to a move only when the move is applied (stored
+with its events). A refused move binds nothing, so a retry with the same id is
+judged again on the room as it is then — the same answer on every owner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from hand_common.rule_messages import shown_params
+from hand_common.tracing import start_span
+from hand_engine import RuleViolation
+from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
+from hand_infra.outbox import OutboxRelay
+from hand_infra.sqlstore import log_failure, unreachable
+
+from . import metrics as M
+from .domain import ChatSent, MoveMade, Room, SeatAway, decode, encode
+from .domain.commands import Act, BotTurn, Command
+from .domain.decide import Decision, decide
+from .domain.errors import RoomCode, RoomError
+from .feeds import Feeds
+from .index import RoomIndex
+from .kafka_messages import Reply, encode_reply
+from .local_queue import LocalQueue
+from .publish import values
+from .repository import RoomRepository
+from .rules_port import RulesPort
+from .store_budget import StoreBudget
+from .turns import TurnTimers
+
+log = structlog.get_logger("hand_room.owner")
+MAX_ATTEMPTS = 3
+
+
+def action_key(cmd: Command) -> str | None:
+    """Client action ids are per seat: the stored key is ``<seat>:<action id>``."""
+    return f"{cmd.seat}:{cmd.action_id}" if cmd.action_id and cmd.seat is not None else None
+
+
+@dataclass
+class _Planned:
+    cmd: Command
+    base: int
+    decision: Decision
+    key: str | None
+    before: Room | None
+
+
+@dataclass
+class _Batch:
+    planned: list[_Planned] = field(default_factory=list)
+    redo: dict[str, list[Command]] = field(default_factory=dict)
+    # refusals decided after a keyed command of the same room in this pass: that command may
+    # turn out a retry (its append says DuplicateAction), and then they were decided on a room
+    # that is not; they are answered after the append, or decided again
+    held: dict[str, list[tuple[Command, Exception]]] = field(default_factory=dict)
+
+
+class CommandPipeline:
+    """The pass itself; :class:`~hand_room.owner.RoomOwner` holds the state it works on."""
+
+    store: EventStore
+    index: RoomIndex
+    repo: RoomRepository
+    rules: RulesPort
+    relay: OutboxRelay | None
+    feeds: Feeds | None
+    timers: TurnTimers
+    local: LocalQueue
+    store_timeout_s: float
+    t_replies: str
+    processed: int
+    _pass: asyncio.Lock
+    _producer: Any  # an AIOKafkaProducer while started
+
+    def owns(self, room_id: str) -> bool:
+        raise NotImplementedError
+
+    async def handle(self, by_room: dict[str, list[Command]]) -> None:
+        """Apply each room's commands in order; retry a room whose head moved."""
+        for attempt in range(MAX_ATTEMPTS):
+            if not by_room:
+                return
+            try:
+                by_room = await self._process(by_room)
+            except Exception as exc:  # a failed transaction: nothing was written; try room by room
+                log_failure(log, "batch_failed", exc, rooms=len(by_room))
+                if isinstance(exc, TimeoutError):  # the append may have landed: read the rooms back
+                    for room_id in by_room:
+                        self.repo.forget(room_id)
+                if len(by_room) == 1 or unreachable(exc):  # the store is down: every room would fail
+                    await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE,
+                                                              "the room could not be saved", retry_after_ms=1000))
+                    return
+                for room_id, cmds in by_room.items():
+                    await self.handle({room_id: cmds})
+                return
+        await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE, "room is busy; retry",
+                                                  retry_after_ms=200))
+
+    async def _refuse_all(self, by_room: dict[str, list[Command]], exc: RoomError) -> None:
+        """Refuse commands nothing could be saved for. A client retries its own; a bot's
+        answer or a timer's has nobody to retry it, so the room's turn is armed again."""
+        for room_id, cmds in by_room.items():
+            for cmd in cmds:
+                await self._reply(cmd, self._refusal(cmd, exc))
+            if not self.owns(room_id):
+                continue
+            room = self.repo.cached(room_id)
+            if room is not None:
+                self.timers.rearm_soon(room)
+            else:  # forgotten after a store timeout: read it back first
+                self.timers.rearm_from_store(room_id)
+
+    async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
+        """One pass; returns the commands of the rooms to redo (their head moved). Passes run
+        one at a time (a Kafka batch and an in-process batch never decide on the same room
+        at once); commands arriving meanwhile wait for the next pass — the group commit."""
+        async with self._pass:
+            return await self._process_locked(by_room)
+
+    async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
+        budget = StoreBudget(self.store_timeout_s)  # cold loads and the append share it
+        # No action-id lookup before deciding: the append finds a retried id in its own
+        # transaction (DuplicateAction: the first seqs are answered, nothing is written), and a
+        # refused command looks its id up then (_answered_before). One store read less a pass.
+        rooms = await budget.call(self._rooms(list(by_room)))
+        batch = _Batch()
+        await asyncio.gather(*(self._plan(r, cmds, batch, rooms[r]) for r, cmds in by_room.items()))
+        items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
+                 for p in batch.planned]
+        began = time.perf_counter()
+        with start_span("room.append", commands=len(items)):
+            results = await budget.call(self.store.append_batch(items)) if items else []
+        if items:
+            M.STORE_APPEND.observe(time.perf_counter() - began)
+            M.BATCH_SIZE.observe(len(items))
+        touched: dict[str, Room] = {}
+        published: list = []
+        listed: dict[str, Room] = {}  # rooms whose listing changed: one index transaction
+        replies: list[tuple[Command, Reply]] = []
+        retried: set[str] = set()  # rooms where a planned command was a retry (DuplicateAction)
+        for p, res in zip(batch.planned, results, strict=True):
+            room_id = p.cmd.room_id
+            if room_id in batch.redo:
+                batch.redo[room_id].append(p.cmd)
+            elif isinstance(res, DuplicateAction):
+                await self._duplicate(p.cmd, res.seqs)
+                retried.add(room_id)
+            elif isinstance(res, EventStoreError):
+                log.warning("stale_owner_reload", room_id=room_id)
+                self.repo.forget(room_id)
+                batch.redo[room_id] = [p.cmd]
+            else:
+                room = p.decision.room
+                self.repo.put(room)
+                if self.feeds is not None:  # this instance's streams see it before the topic does
+                    for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
+                        self.feeds.offer(rec, after, trusted=True)
+                if not all(isinstance(rec.event, ChatSent) for rec in p.decision.events):
+                    touched[room_id] = room  # chat alone re-arms no timer and asks no bot again
+                published.extend(p.decision.events)
+                for rec in p.decision.events:
+                    if isinstance(rec.event, SeatAway):
+                        M.BOT_TAKEOVERS.labels(rec.event.reason).inc()
+                if p.before is None or _listing(p.before) != _listing(room):
+                    listed[room_id] = room
+                refusal = p.decision.refusal
+                replies.append((p.cmd, self._refusal(p.cmd, refusal) if refusal is not None else Reply(
+                    p.cmd.command_id, p.cmd.reply_to, True, tuple(res), seat=p.decision.seat)))
+        for room_id, held in batch.held.items():
+            if room_id in retried or room_id in batch.redo:  # decided on a room that is not: again
+                batch.redo.setdefault(room_id, []).extend(cmd for cmd, _ in held)
+            else:
+                replies.extend((cmd, self._refusal(cmd, exc)) for cmd, exc in held)
+        try:  # before the replies: a room a client was told of is found by its code
+            await self.index.upsert_many(list(listed.values()))
+        except Exception as exc:  # a projection: the room's next listing change repairs it
+            log_failure(log, "index_update_failed", exc, rooms=len(listed))
+        for cmd, reply in replies:
+            await self._reply(cmd, reply)
+        if published and self.relay is not None:  # sent now; the outbox stays the safety net
+            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec in published])
+        for room in touched.values():
+            self.timers.arm(room)
+        self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())
+        return batch.redo
+
+    async def _rooms(self, room_ids: list[str]) -> dict[str, Room | None]:
+        """The batch's rooms: cached, or folded from the store (the cold ones at once)."""
+        return dict(zip(room_ids, await asyncio.gather(*(self.repo.get(r) for r in room_ids)), strict=True))
+
+    async def _plan(self, room_id: str, cmds: list[Command], batch: _Batch, room: Room | None) -> None:
+        """Decide one room's commands in order against the in-memory room."""
+        seen: set[str] = set()
+        keyed = False  # a command with an action id is planned before: it may be a retry
+        for i, cmd in enumerate(cmds):
+            key = action_key(cmd)
+            with structlog.contextvars.bound_contextvars(room_id=room_id, seat=cmd.seat,
+                                                         command=type(cmd.body).__name__):
+                if key is not None and key in seen:  # its first try is in this batch: redo after it
+                    batch.redo.setdefault(room_id, []).extend(cmds[i:])
+                    return
+                try:
+                    d = await decide(room, cmd, time.time(), self.rules)
+                except (RoomError, RuleViolation) as exc:
+                    if key is not None and await self._answered_before(cmd, key):
+                        continue  # a retry of a move applied before: its first result was sent
+                    if keyed:
+                        batch.held.setdefault(room_id, []).append((cmd, exc))
+                        continue
+                    log.info("command_refused", code=_code(exc))
+                    await self._reply(cmd, self._refusal(cmd, exc))
+                    if _code(exc) == RoomCode.ROOM_UNAVAILABLE.value and room is not None:
+                        self.timers.rearm_soon(room)  # a timer or a bot turn must not be lost
+                    continue
+                except Exception as exc:
+                    log.error("command_failed", error=type(exc).__name__)
+                    await self._reply(cmd, self._refusal(cmd, RoomError(RoomCode.INTERNAL, "internal error")))
+                    if room is not None:
+                        self.timers.rearm_soon(room)
+                    continue
+                if not d.events:
+                    if isinstance(cmd.body, BotTurn):  # a later move, or the seat taken back
+                        log.info("bot_answer_dropped", turn_no=cmd.body.turn_no, asked_seq=cmd.body.asked_seq,
+                                 seq=room.seq if room is not None else None)
+                    await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, seat=d.seat))
+                    continue
+                batch.planned.append(_Planned(cmd, room.seq if room is not None else 0, d, key, room))
+                if key is not None:
+                    seen.add(key)
+                    keyed = True
+                room = d.room
+
+    async def _answered_before(self, cmd: Command, key: str) -> bool:
+        """A refused command whose action id was applied before (a client's retry of a move
+        the room has since moved past): answer the first result instead of the refusal."""
+        try:
+            seqs = await asyncio.wait_for(self.store.lookup_action(cmd.room_id, key), self.store_timeout_s)
+        except Exception as exc:
+            log_failure(log, "action_lookup_failed", exc, room_id=cmd.room_id)
+            return False
+        if seqs is None:
+            return False
+        await self._duplicate(cmd, seqs)
+        return True
+
+    async def _duplicate(self, cmd: Command, seqs: list[int]) -> None:
+        """A retried action id: the first result, unless the id now names another move."""
+        first = [decode(e.payload) for e in await self.store.load(cmd.room_id, seqs[0], limit=len(seqs))]
+        done = next((r.event.action for r in first if isinstance(r.event, MoveMade)
+                     and r.event.origin == "player"), None)
+        if isinstance(cmd.body, Act) and done is not None and done != cmd.body.action:
+            await self._reply(cmd, self._refusal(cmd, RoomError(
+                RoomCode.ACTION_ID_REUSED, "that action id was used for another move", field="action_id")))
+            return
+        await self._reply(cmd, Reply(cmd.command_id, cmd.reply_to, True, tuple(seqs), duplicate=True))
+
+    @staticmethod
+    def _refusal(cmd: Command, exc: Exception) -> Reply:
+        M.REFUSALS.labels(_code(exc)).inc()
+        return Reply(cmd.command_id, cmd.reply_to, False, code=_code(exc),
+                     params=shown_params(getattr(exc, "params", {})))
+
+    async def _reply(self, cmd: Command, reply: Reply) -> None:
+        if self.local.resolve(cmd, reply):
+            return
+        if not cmd.reply_to or self._producer is None:
+            return
+        try:
+            await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply))
+        except Exception:
+            log.exception("reply_failed", room_id=cmd.room_id)
+
+
+def _code(exc: Exception) -> str:
+    return exc.code if isinstance(exc, RoomError) else exc.code.value
+
+
+def _listing(room: Room) -> tuple:
+    """What the room index shows; unchanged by ordinary moves."""
+    return (room.status, len(room.free_seats()), room.public, room.code)
