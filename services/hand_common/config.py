@@ -186,9 +186,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "30", "play now: seconds a ticket waits before its table is completed with bots of a matching "
                   "level (with whoever fits by then)"
         ),
-        "HAND_MATCH_QUIT_PENALTY_S": EnvVar(
-            "10", "play now: seconds a player waits before being matched, per match the ledger counts "
-                  "the player quit"
+        "HAND_MATCH_QUIT_LADDER_S": EnvVar(
+            "0,0,60,300,900,3600", "play now: seconds a player is held before being matched, by the "
+            "ledger's recent_quits (quits among the latest 10 matches): 0, 1, 2, … and the last for more "
+            "(docs/decisions/0027)"
         ),
         "HAND_MATCH_TICK_MS": EnvVar("250", "play now: how often a pool's owner forms tables"),
         "HAND_ROOM_LEDGER_ADDRESS": EnvVar(
@@ -630,7 +631,7 @@ class RoomConfig:
     chat_burst: int = 3
     match_range: tuple[float, float, float, float] = (3.0, 3.0, 5.0, 50.0)  # start, step, step_s, max
     match_bot_fill_s: float = 30.0
-    match_quit_penalty_s: float = 10.0
+    match_quit_ladder_s: tuple[float, ...] = (0.0, 0.0, 60.0, 300.0, 900.0, 3600.0)
     match_tick_ms: int = 250
     ledger_address: str = ""
 
@@ -663,12 +664,25 @@ class RoomConfig:
             match_range=(env.number("HAND_MATCH_RANGE_START", 0, 10**6), env.number("HAND_MATCH_RANGE_STEP", 0, 10**6),
                          env.number("HAND_MATCH_RANGE_STEP_S", 0.1, 86400), env.number("HAND_MATCH_RANGE_MAX", 0, 10**6)),
             match_bot_fill_s=env.number("HAND_MATCH_BOT_FILL_S", 0, 86400),
-            match_quit_penalty_s=env.number("HAND_MATCH_QUIT_PENALTY_S", 0, 86400),
+            match_quit_ladder_s=_ladder(env, "HAND_MATCH_QUIT_LADDER_S"),
             match_tick_ms=env.integer("HAND_MATCH_TICK_MS", 20, 60_000),
             ledger_address=env.raw("HAND_ROOM_LEDGER_ADDRESS").strip(),
         )
         env.check("room service")
         return config
+
+
+def _ladder(env: EnvReader, name: str) -> tuple[float, ...]:
+    """Comma-separated seconds, one or more, each 0..86400."""
+    value = env.raw(name)
+    try:
+        steps = tuple(float(x) for x in value.split(","))
+        if steps and all(0 <= x <= 86400 for x in steps):
+            return steps
+    except ValueError:
+        pass
+    env._fail(name, value, "comma-separated seconds from 0 to 86400")
+    return (0.0,)
 
 
 def _advertised_web_url(env: EnvReader) -> str:

@@ -97,7 +97,7 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
               feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     start, step, step_s, widest = config.match_range
-    schedule = Schedule(start, step, step_s, widest, config.match_bot_fill_s, config.match_quit_penalty_s)
+    schedule = Schedule(start, step, step_s, widest, config.match_bot_fill_s, config.match_quit_ladder_s)
     matchmaker = Matchmaker(PoolLog(store), router, repo, schedule, tick_s=config.match_tick_ms / 1000,
                             waiting_ttl_s=config.waiting_ttl_s)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,

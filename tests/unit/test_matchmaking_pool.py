@@ -14,7 +14,8 @@ from hand_room.matchmaking.pool import (
     open_ticket,
 )
 
-SCHEDULE = Schedule(range_start=2, range_step=2, step_s=5, range_max=10, bot_fill_s=30, quit_penalty_s=10)
+SCHEDULE = Schedule(range_start=2, range_step=2, step_s=5, range_max=10, bot_fill_s=30,
+                    quit_ladder_s=(0, 0, 60, 300, 900, 3600))
 
 
 def _ids():
@@ -81,12 +82,15 @@ def test_bots_fill_the_table_after_the_limit_at_a_matching_level() -> None:
     assert alone.group.tickets == ("t3",) and alone.group.bots == 3 and alone.group.level == "expert"
 
 
-def test_a_quitter_waits_longer_before_being_matched() -> None:
-    pool = _pool(2, _t(1, 10.0, at=0, quits=2), _t(2, 10.0, at=0))
-    assert _form(pool, 19.0) == []  # two quits: 20 s before t1 counts
-    (formed,) = _form(pool, 20.0)
+def test_a_recent_quitter_is_held_by_the_ladder_of_decision_0027() -> None:
+    assert [SCHEDULE.delay(q) for q in range(8)] == [0, 0, 60, 300, 900, 3600, 3600, 3600]
+    pool = _pool(2, _t(1, 10.0, at=0, quits=2), _t(2, 10.0, at=30))
+    assert _form(pool, 59.0) == []  # two recent quits: held a minute before t1 counts at all
+    (formed,) = _form(pool, 60.0)
     assert formed.group.tickets == ("t1", "t2")
-    assert SCHEDULE.waited(pool.tickets["t1"], 25.0) == 5.0
+    assert SCHEDULE.waited(pool.tickets["t1"], 65.0) == 5.0
+    once = _pool(2, _t(3, 10.0, quits=1), _t(4, 10.0))
+    assert len(_form(once, 0.0)) == 1  # one quit: anyone's connection drops once
 
 
 def test_one_open_ticket_per_player() -> None:

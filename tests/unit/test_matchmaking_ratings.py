@@ -1,13 +1,16 @@
 """Where a play-now ticket's rating comes from (hand_room/matchmaking/ratings.py): a guest, or a
-ledger that does not answer, is matched as a new player, quickly; the quit count is read from
-PlayerStats only when the contract carries one."""
+ledger that does not answer, is matched as a new player, quickly; a rated player's ordinal and
+recent quits come from the ledger's GetPlayerStats, asked with the caller's own session."""
 
 from __future__ import annotations
 
 import time
 
+import grpc
+
 from hand.v1 import ledger_service_pb2 as lpb
-from hand_room.matchmaking.ratings import LedgerRatings, NoRatings, Standing, _quits
+from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
+from hand_room.matchmaking.ratings import LedgerRatings, NoRatings, Standing
 
 
 async def test_a_guest_or_an_unreachable_ledger_rates_as_a_new_player_without_waiting() -> None:
@@ -22,12 +25,27 @@ async def test_a_guest_or_an_unreachable_ledger_rates_as_a_new_player_without_wa
         await ratings.close()
 
 
-def test_the_quit_count_is_zero_until_player_stats_carries_one() -> None:
-    fields = lpb.PlayerStats.DESCRIPTOR.fields_by_name
-    expected = next((n for n in ("quits", "matches_quit", "quit_count") if n in fields), None)
-    stats = lpb.PlayerStats()
-    if expected is None:
-        assert _quits(stats) == 0
-    else:
-        setattr(stats, expected, 3)
-        assert _quits(stats) == 3
+class _Ledger(lpb_grpc.LedgerServiceServicer):
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+
+    async def GetPlayerStats(self, request, context):
+        self.seen.append(dict(context.invocation_metadata()).get("authorization", ""))
+        stats = lpb.PlayerStats(recent_quits=3)
+        stats.rating.ordinal = 12.5
+        return lpb.GetPlayerStatsResponse(stats=stats)
+
+
+async def test_a_signed_in_players_rating_and_recent_quits_come_from_the_ledger_with_their_session() -> None:
+    server = grpc.aio.server()
+    ledger = _Ledger()
+    lpb_grpc.add_LedgerServiceServicer_to_server(ledger, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    ratings = LedgerRatings(f"127.0.0.1:{port}")
+    try:
+        assert await ratings.standing("Bearer s1") == Standing(12.5, 3)
+        assert ledger.seen == ["Bearer s1"]
+    finally:
+        await ratings.close()
+        await server.stop(None)

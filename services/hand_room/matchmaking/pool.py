@@ -10,8 +10,9 @@ the caller passes.
   waited ``bot_fill_s`` gets whoever fits and bots of a matching level for the rest;
 - ``apply``: the one fold of an event onto the pool (loading, and after each append).
 
-A player who quit matches before (``quits``, the ledger's count when it has one) waits
-``quit_penalty_s`` per quit before its ticket is considered at all.
+A player who quit matches recently (``quits``: the ledger's ``recent_quits``, among the
+player's latest 10 matches) is held before its ticket is considered at all, by the ladder of
+docs/decisions/0027 (``quit_ladder_s``: none for 0–1, then 1, 5, 15, 60 minutes).
 """
 
 from __future__ import annotations
@@ -34,10 +35,12 @@ class Schedule:
     step_s: float = 5.0
     range_max: float = 50.0
     bot_fill_s: float = 30.0
-    quit_penalty_s: float = 10.0
+    quit_ladder_s: tuple[float, ...] = (0.0, 0.0, 60.0, 300.0, 900.0, 3600.0)
 
     def delay(self, quits: int) -> float:
-        return quits * self.quit_penalty_s
+        """How long a player with ``quits`` recent quits is held (the ladder's last step beyond it)."""
+        ladder = self.quit_ladder_s or (0.0,)
+        return ladder[min(quits, len(ladder) - 1)]
 
     def waited(self, ticket: Ticket, now: float) -> float:
         """Time the ticket has counted as waiting (0 during a quitter's delay)."""

@@ -4,8 +4,8 @@ reaches the rules service. A guest, a player the ledger has not rated, or a ledg
 not answer within ``timeout_s``: the rating of a new player (0, OpenSkill's first ordinal) —
 matchmaking never waits on the ledger.
 
-The quit count (players who quit repeatedly wait longer, issue 27 part 4) is read from
-``PlayerStats`` when the contract carries one (``_quits``); until then it is 0.
+The recent quit count (``PlayerStats.recent_quits``: quits among the player's latest 10
+finished matches; players who quit repeatedly wait longer, docs/decisions/0027) comes with it.
 """
 
 from __future__ import annotations
@@ -37,14 +37,6 @@ class NoRatings:
         return Standing()
 
 
-def _quits(stats) -> int:
-    """The ledger's count of matches the player quit, when PlayerStats has one (the seam)."""
-    for name in ("quits", "matches_quit", "quit_count"):
-        if name in stats.DESCRIPTOR.fields_by_name:
-            return int(getattr(stats, name))
-    return 0
-
-
 class LedgerRatings:
     def __init__(self, address: str, timeout_s: float = 1.0) -> None:
         import grpc
@@ -70,4 +62,4 @@ class LedgerRatings:
             log.info("rating_unavailable", error=type(exc).__name__)
             return Standing()
         rating = res.stats.rating.ordinal if res.stats.HasField("rating") else NEW_PLAYER
-        return Standing(rating, _quits(res.stats))
+        return Standing(rating, res.stats.recent_quits)
