@@ -1,6 +1,6 @@
 """Play now against two room-service processes sharing a broker and a store
 (docs/decisions/0028-matchmaking.md): two players of one pool land at the same table, each
-ticket is seated once; one ticket per player; cancel; and the owner of a pool SIGKILLed while
+ticket is seated once; one open ticket per player, across pools; cancel; and the owner of a pool SIGKILLed while
 a ticket waits — the next owner folds the pool back from its log and seats the ticket (with
 bots after HAND_MATCH_BOT_FILL_S)."""
 
@@ -104,6 +104,12 @@ async def test_play_now_across_two_instances_and_a_killed_pool_owner(tmp_path: P
             assert sorted(s.name for s in room.seats) == ["ann", "bob"]
             assert matched_s < BOT_FILL_S, matched_s  # no bots: matched on the owner's next tick
 
+            # a seated player may ask again at once (seated closes the ticket): cancelled here
+            again = await call(at, b.target, "FindMatch", pb.FindMatchRequest(
+                seat_count=3, player_name="ann", player_id="ann"), deadline)
+            await call(at, a.target, "CancelTicket", pb.CancelTicketRequest(
+                ticket_id=again.ticket.ticket_id, seat_token=again.seat_token), deadline)
+
             # one ticket per player; cancel
             first = await call(at, a.target, "FindMatch", pb.FindMatchRequest(
                 seat_count=4, player_name="cy", player_id="cy"), deadline)
@@ -114,6 +120,10 @@ async def test_play_now_across_two_instances_and_a_killed_pool_owner(tmp_path: P
             assert info.value.code() == grpc.StatusCode.ALREADY_EXISTS
             assert detail.code == errors_pb2.ERROR_CODE_TICKET_EXISTS
             assert detail.params["ticket_id"] == first.ticket.ticket_id
+            with pytest.raises(grpc.aio.AioRpcError) as info:  # another pool (maybe another owner): the same
+                await call(at, b.target, "FindMatch", pb.FindMatchRequest(
+                    seat_count=2, player_name="cy", player_id="cy"), deadline)
+            assert rule_error_of(info.value).params["ticket_id"] == first.ticket.ticket_id, rule_error_of(info.value)
             gone = await call(at, b.target, "CancelTicket", pb.CancelTicketRequest(
                 ticket_id=first.ticket.ticket_id, seat_token=first.seat_token), deadline)
             assert gone.ticket.status == pb.TICKET_STATUS_CANCELLED

@@ -5,6 +5,11 @@ events are not published; the players learn their ticket's fate from GetTicket.
 
 Payloads are JSON (the pool is internal to the room service; tickets carry a seat token's
 hash, never the token).
+
+``match_players`` holds one row per player with an open ticket, in any pool (primary key
+``player_id``), written in the transaction of the ``opened`` event and removed in that of the
+``cancelled`` or ``seated`` one: the database keeps a player to one open ticket across pools,
+whose owners may be different instances (``TicketTaken``).
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ import json
 from dataclasses import asdict
 from datetime import UTC, datetime
 
-from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, Text, insert, select
+from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, Text, delete, insert, select
 from sqlalchemy.exc import IntegrityError
 
 from hand_infra.eventstore import EventStore, StaleAppend
@@ -29,6 +34,19 @@ match_events = Table(
     Column("payload", Text, nullable=False),
     Column("created_at", DateTime(timezone=True), nullable=False),
 )
+match_players = Table(
+    "match_players", metadata,
+    Column("player_id", String(128), primary_key=True),
+    Column("ticket_id", String(128), nullable=False),
+)
+
+
+class TicketTaken(Exception):
+    """The player has an open ticket (``ticket_id``) already, maybe in another pool."""
+
+    def __init__(self, ticket_id: str) -> None:
+        super().__init__(ticket_id)
+        self.ticket_id = ticket_id
 
 
 def encode(event: Event) -> tuple[str, str]:
@@ -71,13 +89,33 @@ class PoolLog:
         now = datetime.now(UTC)
         rows = [{"pool": pool.key, "seq": pool.seq + i, "kind": k, "payload": p, "created_at": now}
                 for i, (k, p) in enumerate(map(encode, events))]
+        claims = [{"player_id": e.ticket.player_id, "ticket_id": e.ticket.ticket_id}
+                  for e in events if isinstance(e, Opened) and e.ticket.player_id]
+        closed = [e.ticket_id for e in events if isinstance(e, Cancelled)] + [
+            t for e in events if isinstance(e, Seated) and (g := pool.groups.get(e.group_id)) for t in g.tickets]
         try:
             async with self.store.engine.begin() as conn:
                 await conn.execute(insert(match_events), rows)
+                if closed:
+                    await conn.execute(delete(match_players).where(match_players.c.ticket_id.in_(closed)))
+                if claims:
+                    await conn.execute(insert(match_players), claims)
         except IntegrityError:
+            held = await self._holder(claims)
+            if held is not None:
+                raise TicketTaken(held) from None
             raise StaleAppend(pool.key, pool.seq) from None
         for e in events:
             apply(pool, e)
+
+    async def _holder(self, claims: list[dict]) -> str | None:
+        """The open ticket that holds one of these players already, if any."""
+        if not claims:
+            return None
+        q = select(match_players.c.ticket_id).where(
+            match_players.c.player_id.in_([c["player_id"] for c in claims]))
+        async with self.store.engine.connect() as conn:
+            return await conn.scalar(q)
 
     async def load(self, key: str, preset: str, seats: int) -> Pool:
         pool = Pool(key, preset, seats)

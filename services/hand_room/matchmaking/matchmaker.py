@@ -31,7 +31,7 @@ from ..domain.commands import Command, CreateRoom, FillWithBots, JoinRoom, Start
 from ..domain.errors import RoomCode, RoomError
 from ..repository import RoomRepository
 from ..router import CommandRouter
-from .log import PoolLog
+from .log import PoolLog, TicketTaken
 from .pool import Event, Group, Pool, Schedule, Seated, Ticket, cancel, match, open_ticket, pool_key
 
 log = structlog.get_logger("hand_room.matchmaking")
@@ -93,6 +93,9 @@ class Matchmaker:
             try:
                 await self.log.append(pool, events)
                 return events
+            except TicketTaken as exc:  # an open ticket in another pool (or one this fold had not seen)
+                raise RoomError("TICKET_EXISTS", "this player is already waiting for a table",
+                                field="player_id", ticket_id=exc.ticket_id) from None
             except StaleAppend:
                 log.info("pool_stale", pool=key)
         raise RoomError(RoomCode.ROOM_UNAVAILABLE, "the pool is busy; retry", retry_after_ms=200)

@@ -2,8 +2,9 @@
 aggregate (docs/decisions/0028-matchmaking.md). Pure: no I/O, no clock but the ``now``
 the caller passes.
 
-- ``open_ticket`` / ``cancel``: a player's request and its withdrawal (one ticket per
-  player in the pool at a time: a second is refused ``TICKET_EXISTS``);
+- ``open_ticket`` / ``cancel``: a player's request and its withdrawal (one open ticket per
+  player: a second is refused ``TICKET_EXISTS`` — here within the pool; across pools the
+  log's ``match_players`` claim does it);
 - ``match``: the tables that can be formed now. Oldest ticket first, each ticket's rating
   range widens with its wait (``Schedule``); two tickets fit when each is within the
   other's range; a full table is formed from the closest ratings, and a ticket that has
