@@ -10,6 +10,7 @@ import uuid
 
 from hand.v1 import options_pb2
 from hand.v1 import room_service_pb2 as pb
+from hand_common.limits import LIMITS
 from hand_engine import RuleViolation, check_seat_seed
 from hand_rules.convert import name_option_field, selection_from_proto
 
@@ -22,6 +23,7 @@ from .pool import CANCELLED, SEATED, Schedule, Ticket, pool_key
 from .ratings import RatingsPort
 
 DEFAULT_PRESET = "hand"
+PRESET_MAX = LIMITS["hand.v1.FindMatchRequest.preset"]
 _STATUS = {SEATED: pb.TICKET_STATUS_SEATED, CANCELLED: pb.TICKET_STATUS_CANCELLED}
 
 
@@ -35,7 +37,7 @@ class PlayNow:
         self.router, self.mm, self.access, self.ratings, self.schedule = router, matchmaker, access, ratings, schedule
 
     async def find(self, request: pb.FindMatchRequest, context) -> pb.FindMatchResponse:
-        preset = limits.text(request.preset, "preset", 32) or DEFAULT_PRESET
+        preset = limits.text(request.preset, "preset", PRESET_MAX) or DEFAULT_PRESET
         seats = request.seat_count or 4
         try:
             selection_from_proto(options_pb2.RuleSelection(preset=preset)).check_players(seats)
