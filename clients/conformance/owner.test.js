@@ -143,4 +143,35 @@ describe("conformance: two room instances, each room's calls at its owner", { sk
     const ownerCalls = joinerClient.stats.calls[joinerClient.ownerOf(roomId)] || 0;
     assert.ok(ownerCalls >= players[1].moves + 1, "the joiner's Act and Watch went to the room's owner");
   });
+
+  it('plays now: two players asking A and B get one table (FindMatch, GetTicket at the pool\'s owner)', async () => {
+    const ask = async (address, name) => {
+      const c = client(address);
+      const found = await c.FindMatch({ preset: 'hand', seat_count: 2, player_name: name,
+        player_id: `play-now-${name}-${crypto.randomUUID()}` });
+      assert.equal(enumName('hand.v1.TicketStatus', found.ticket.status), 'TICKET_STATUS_WAITING');
+      assert.ok(found.seat_token && found.ticket.ticket_id.startsWith('mm:hand:2:'), JSON.stringify(found.ticket));
+      return { c, found };
+    };
+    const tickets = [await ask(A, 'Ann'), await ask(B, 'Bob')];
+    const seated = [];
+    for (const { c, found } of tickets) {
+      const deadline = Date.now() + 20000;
+      for (;;) {
+        const { ticket } = await c.GetTicket({ ticket_id: found.ticket.ticket_id, seat_token: found.seat_token });
+        if (enumName('hand.v1.TicketStatus', ticket.status) === 'TICKET_STATUS_SEATED') { seated.push(ticket); break; }
+        assert.ok(Date.now() < deadline, 'the ticket is seated in time');
+        await new Promise((r) => setTimeout(r, 200));
+      }
+    }
+    assert.equal(seated[0].room_id, seated[1].room_id, 'both tickets at one table');
+    assert.deepEqual(seated.map((t) => num(t.seat)).sort(), [0, 1]);
+    const { room } = await tickets[0].c.GetRoom({ room_id: seated[0].room_id });
+    assert.equal(enumName('hand.v1.RoomStatus', room.status), 'ROOM_STATUS_PLAYING', 'the match started by itself');
+    // the ticket's seat token is the seat's: its Watch shows the seat's own hand
+    const stream = reader(tickets[1].c.Watch({ room_id: room.room_id, seat_token: tickets[1].found.seat_token, from_seq: 0 }));
+    let msg = await stream.next(10000);
+    while (!has(msg, 'view') || !msg.view.hand || msg.view.hand.length === 0) msg = await stream.next(10000);
+    stream.close();
+  });
 });

@@ -174,6 +174,28 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
         "HAND_ROOM_CHAT_BURST": EnvVar(
             "3", "quick-chat phrases one sender may send at once before HAND_ROOM_CHAT_PER_MIN applies"
         ),
+        "HAND_MATCH_RANGE_START": EnvVar(
+            "3", "play now: the rating range (± ledger ordinal) a new ticket accepts"
+        ),
+        "HAND_MATCH_RANGE_STEP": EnvVar(
+            "3", "play now: how much a waiting ticket's rating range widens every HAND_MATCH_RANGE_STEP_S"
+        ),
+        "HAND_MATCH_RANGE_STEP_S": EnvVar("5", "play now: seconds between two widenings of a ticket's range"),
+        "HAND_MATCH_RANGE_MAX": EnvVar("50", "play now: the widest rating range a ticket reaches"),
+        "HAND_MATCH_BOT_FILL_S": EnvVar(
+            "30", "play now: seconds a ticket waits before its table is completed with bots of a matching "
+                  "level (with whoever fits by then)"
+        ),
+        "HAND_MATCH_QUIT_LADDER_S": EnvVar(
+            "0,0,60,300,900,3600", "play now: seconds a player is held before being matched, by the "
+            "ledger's recent_quits (quits among the latest 10 matches): 0, 1, 2, … and the last for more "
+            "(docs/decisions/0027)"
+        ),
+        "HAND_MATCH_TICK_MS": EnvVar("250", "play now: how often a pool's owner forms tables"),
+        "HAND_ROOM_LEDGER_ADDRESS": EnvVar(
+            "", "host:port of the ledger the room service reads a signed-in player's rating from "
+                "(play now); empty: every ticket is matched as a new player"
+        ),
         "HAND_ROOM_ADVERTISED_ADDRESS": EnvVar(
             "", "host:port clients reach this instance at (RoomInfo.owner.address, ROOM_MOVED); "
                 "empty: HAND_ROOM_HOST:<its port>. Behind a balancer, each instance's own address"
@@ -607,6 +629,11 @@ class RoomConfig:
     create_per_peer_per_min: int = 300
     chat_per_min: int = 30
     chat_burst: int = 3
+    match_range: tuple[float, float, float, float] = (3.0, 3.0, 5.0, 50.0)  # start, step, step_s, max
+    match_bot_fill_s: float = 30.0
+    match_quit_ladder_s: tuple[float, ...] = (0.0, 0.0, 60.0, 300.0, 900.0, 3600.0)
+    match_tick_ms: int = 250
+    ledger_address: str = ""
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> RoomConfig:
@@ -634,9 +661,28 @@ class RoomConfig:
             create_per_peer_per_min=env.integer("HAND_ROOM_CREATE_PER_PEER_PER_MIN", 0, 10**6),
             chat_per_min=env.integer("HAND_ROOM_CHAT_PER_MIN", 0, 10**6),
             chat_burst=env.integer("HAND_ROOM_CHAT_BURST", 1, 1000),
+            match_range=(env.number("HAND_MATCH_RANGE_START", 0, 10**6), env.number("HAND_MATCH_RANGE_STEP", 0, 10**6),
+                         env.number("HAND_MATCH_RANGE_STEP_S", 0.1, 86400), env.number("HAND_MATCH_RANGE_MAX", 0, 10**6)),
+            match_bot_fill_s=env.number("HAND_MATCH_BOT_FILL_S", 0, 86400),
+            match_quit_ladder_s=_ladder(env, "HAND_MATCH_QUIT_LADDER_S"),
+            match_tick_ms=env.integer("HAND_MATCH_TICK_MS", 20, 60_000),
+            ledger_address=env.raw("HAND_ROOM_LEDGER_ADDRESS").strip(),
         )
         env.check("room service")
         return config
+
+
+def _ladder(env: EnvReader, name: str) -> tuple[float, ...]:
+    """Comma-separated seconds, one or more, each 0..86400."""
+    value = env.raw(name)
+    try:
+        steps = tuple(float(x) for x in value.split(","))
+        if steps and all(0 <= x <= 86400 for x in steps):
+            return steps
+    except ValueError:
+        pass
+    env._fail(name, value, "comma-separated seconds from 0 to 86400")
+    return (0.0,)
 
 
 def _advertised_web_url(env: EnvReader) -> str:

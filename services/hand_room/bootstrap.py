@@ -26,6 +26,8 @@ from .creation import CreationLimits
 from .feeds import Feeds
 from .gateway import RoomGateway
 from .index import RoomIndex
+from .matchmaking import Matchmaker, NoRatings, RatingsPort, Schedule
+from .matchmaking.log import PoolLog
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
 from .quick_chat import ChatLimits
@@ -48,16 +50,18 @@ class Instance:
     router: CommandRouter
     gateway: RoomGateway
     ownership: OwnershipMap
+    matchmaker: Matchmaker
 
     async def start(self) -> None:
         await self.relay.start()
         await self.owner.start()
+        await self.matchmaker.start()
         await self.bus.start()  # the bus first on recovery: replies to commands the new owner applies
         self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
         await self.watch.start()
 
     async def stop(self) -> None:
-        for part in (self.watch, self.bus, self.owner, self.relay, self.feeds):
+        for part in (self.matchmaker, self.watch, self.bus, self.owner, self.relay, self.feeds):
             await part.stop()
 
 
@@ -71,7 +75,7 @@ def topic_names(topics: dict[str, str] | None) -> dict[str, str]:
 
 def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, index: RoomIndex,
               rules: RulesPort, me: Endpoint, topics: dict[str, str] | None = None,
-              verifier: Verifier | None = None) -> Instance:
+              verifier: Verifier | None = None, ratings: RatingsPort | None = None) -> Instance:
     names = topic_names(topics)
     watch = BrokerWatch(kafka, list(names.values()))  # outages: fail fast, then reconnect
     # woken by every commit of this instance's owner; polling (rows other instances
@@ -92,8 +96,13 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
               feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
+    start, step, step_s, widest = config.match_range
+    schedule = Schedule(start, step, step_s, widest, config.match_bot_fill_s, config.match_quit_ladder_s)
+    matchmaker = Matchmaker(PoolLog(store), router, repo, schedule, tick_s=config.match_tick_ms / 1000,
+                            waiting_ttl_s=config.waiting_ttl_s)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
                           store_timeout_s=config.store_timeout_s, waiting_ttl_s=config.waiting_ttl_s,
                           creation=CreationLimits(config.create_per_player_per_min, config.create_per_peer_per_min),
-                          chat_limits=ChatLimits(config.chat_per_min, config.chat_burst))
-    return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership)
+                          chat_limits=ChatLimits(config.chat_per_min, config.chat_burst),
+                          matchmaker=matchmaker, ratings=ratings or NoRatings(), schedule=schedule)
+    return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership, matchmaker)

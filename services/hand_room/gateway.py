@@ -41,6 +41,7 @@ from .repository import RoomRepository
 from . import metrics as M
 from .creation import CreationLimits
 from .quick_chat import ChatLimits, QuickChat
+from .matchmaking import Matchmaker, PlayNow, RatingsPort, Schedule
 from .seat_access import SeatAccess
 from .status import STATUS, to_status
 from .grpc_messages import event_message, room_info, snapshot_message
@@ -73,13 +74,16 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, router: CommandRouter, store: EventStore, index: RoomIndex, repo: RoomRepository,
                  feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0,
                  creation: CreationLimits | None = None, waiting_ttl_s: int = 0,
-                 chat_limits: ChatLimits | None = None) -> None:
+                 chat_limits: ChatLimits | None = None, matchmaker: Matchmaker | None = None,
+                 ratings: RatingsPort | None = None, schedule: Schedule | None = None) -> None:
         self.router, self.store, self.index, self.repo, self.feeds = router, store, index, repo, feeds
         self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
         self.verifier = verifier
         self.creation, self.waiting_ttl_s = creation, waiting_ttl_s
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
         self.chat = QuickChat(router, self.access, verifier, chat_limits or ChatLimits(30, 3))
+        self.play_now = (PlayNow(router, matchmaker, self.access, ratings, schedule or Schedule())
+                         if matchmaker is not None and ratings is not None else None)
         self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
         router.ownership.listeners.append(
             lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.announce_streams))
@@ -254,6 +258,23 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         _, seat = await self._seat(context, room_id, request.seat_token)
         reply = await self._call(Command(room_id, body, seat=seat))
         return pb.ComeBackResponse(room=await self._info_after(room_id, reply, seat), came_back=bool(reply.seqs))
+    # ----------------------------------------------------------------- play now
+    def _matching(self) -> PlayNow:
+        if self.play_now is None:
+            raise RoomError(RoomCode.ROOM_UNAVAILABLE, "play now is not served here", retry_after_ms=1000)
+        return self.play_now
+
+    @_rpc
+    async def FindMatch(self, request: pb.FindMatchRequest, context) -> pb.FindMatchResponse:
+        return await self._matching().find(request, context)  # matchmaking/play_now.py
+
+    @_rpc
+    async def GetTicket(self, request: pb.GetTicketRequest, context) -> pb.GetTicketResponse:
+        return await self._matching().get(request, context)
+
+    @_rpc
+    async def CancelTicket(self, request: pb.CancelTicketRequest, context) -> pb.CancelTicketResponse:
+        return await self._matching().cancel(request, context)
 
     # ----------------------------------------------------------------- watch
     async def Watch(self, request: pb.WatchRequest, context):

@@ -24,6 +24,7 @@ from .bus import Bus
 from .feeds import Feeds
 from .index import RoomIndex
 from .owner import RoomOwner
+from .matchmaking import LedgerRatings, NoRatings
 from .ownership import Endpoint
 from .repository import RoomRepository
 from .rules_port import GrpcRules, LocalRules
@@ -52,6 +53,7 @@ class RoomServer:
         self.rules = None
         self.watch: BrokerWatch | None = None
         self.instance: Instance | None = None
+        self.ratings: LedgerRatings | NoRatings = NoRatings()
 
     @property
     def target(self) -> str:
@@ -72,8 +74,10 @@ class RoomServer:
                 await self.stop()
                 raise
             me = Endpoint(self.config.advertised_address or self.target, self.config.web_url, self.instance_id)
+            if self.config.ledger_address:
+                self.ratings = LedgerRatings(self.config.ledger_address)
             self.instance = bootstrap(self.config, self.kafka, store=self.store, index=index, rules=self.rules,
-                                      me=me, topics=self.topics, verifier=verifier)
+                                      me=me, topics=self.topics, verifier=verifier, ratings=self.ratings)
             i = self.instance
             self.relay, self.repo, self.feeds, self.owner, self.bus, self.watch = (
                 i.relay, i.repo, i.feeds, i.owner, i.bus, i.watch)
@@ -113,6 +117,8 @@ class RoomServer:
             await self.instance.stop()
         if isinstance(self.rules, GrpcRules):
             await self.rules.close()
+        if isinstance(self.ratings, LedgerRatings):
+            await self.ratings.close()
         if self.store is not None:
             await self.store.close()
         log.info("stopped", service=SERVICE_NAME, instance=self.instance_id)

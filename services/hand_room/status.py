@@ -11,7 +11,7 @@ from hand_common.refusal import Refusal
 from hand_common.status_map import StatusMap
 from hand_infra.sqlstore import unreachable
 
-from .domain.errors import INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE, RoomCode, RoomError
+from .domain.errors import EXISTS, INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE, RoomCode, RoomError
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},
@@ -48,6 +48,12 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                    "ar": "هذه الغرفة يخدمها خادم آخر ({owner_address})؛ لم يتغير شيء."},
     "UNKNOWN_PHRASE": {"en": "That is not a quick-chat phrase (this server knows 1 to {max}).",
                        "ar": "هذه ليست عبارة من عبارات الدردشة السريعة (يعرف الخادم من 1 إلى {max})."},
+    "TICKET_NOT_FOUND": {"en": "No such play-now ticket (or not with this seat token).",
+                         "ar": "لا توجد تذكرة «العب الآن» بهذا المعرّف (أو ليست بهذا الرمز)."},
+    "TICKET_EXISTS": {"en": "You are already waiting for a table ({ticket_id}).",
+                      "ar": "أنت تنتظر طاولة بالفعل ({ticket_id})."},
+    "TICKET_SEATED": {"en": "A table was found for this ticket already; leave the room instead.",
+                      "ar": "وُجدت طاولة لهذه التذكرة بالفعل؛ غادر الغرفة بدلاً من ذلك."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",
                  "ar": "خطأ داخلي؛ لم يتغير شيء. أعد المحاولة لاحقاً."},
 }
@@ -57,6 +63,7 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
 ROOM_GRPC_CODES: dict[str, grpc.StatusCode] = {
     **{code: grpc.StatusCode.INVALID_ARGUMENT for code in INVALID},
     **{code: grpc.StatusCode.NOT_FOUND for code in NOT_FOUND},
+    **{code: grpc.StatusCode.ALREADY_EXISTS for code in EXISTS},
     **{code: grpc.StatusCode.PERMISSION_DENIED for code in PERMISSION},
     **{code: grpc.StatusCode.OUT_OF_RANGE for code in OUT_OF_RANGE},
     **{code: grpc.StatusCode.UNAVAILABLE for code in UNAVAILABLE},

@@ -121,6 +121,9 @@ class Room(_Served):
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = RoomConfig.from_env(environ)
+        ledger = LedgerConfig.from_env(environ).server
+        if not self.config.ledger_address and ledger.port:  # play now rates players by this stack's ledger
+            self.config = dataclasses.replace(self.config, ledger_address=ledger.dial_target(ledger.port))
         self.store_url = eventstore_url(environ)
         self.stack = stack
 

@@ -11,7 +11,7 @@ One test per scenario file, each against its own stack, so that pytest's workers
 - ``session.test.mjs``: a seeded opening through suggestions, the staging counter and Lay melds; the
   page signed in as this browser's player, its session refreshed when it expires and renewed when
   refused, and kept on a device whose clock is wrong.
-- every other ``*.test.mjs`` (quick chat, the server's clock, …): its own scenarios, named in it.
+- every other ``*.test.mjs`` (quick chat, the server's clock, play now, …): its own scenarios, named in it.
 
 Every scenario of a file must pass: the count of its top-level ``test(`` calls is the count
 expected. ``make test`` builds the app (``make web``) and installs chromium when it is missing

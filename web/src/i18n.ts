@@ -38,6 +38,9 @@ const en = {
   awayTitle: "You are away", awayText: "A bot is playing your seat until you come back.", imBack: "I'm back",
   timerPlayed: (what: string) => `The timer played your turn: ${what}`,
   botPlayed: (what: string) => `A bot played your turn: ${what}`,
+  playNow: "Play now", playNowHint: "A table of players of your level, with the mode and seats chosen above.",
+  lookingForTable: "Looking for a table…", cancel: "Cancel",
+  waitedFor: (n: number) => `Waiting for ${n} s`, botsIn: (n: number) => `Bots complete the table in ${n} s`,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -78,6 +81,9 @@ const ar: Texts = {
   awayTitle: "أنت غائب", awayText: "يلعب آلي مكانك حتى تعود.", imBack: "رجعت",
   timerPlayed: (what: string) => `لعب المؤقت دورك: ${what}`,
   botPlayed: (what: string) => `لعب آلي دورك: ${what}`,
+  playNow: "العب الآن", playNowHint: "طاولة مع لاعبين بمستواك، بالنمط وعدد المقاعد المختارَين أعلاه.",
+  lookingForTable: "جارٍ البحث عن طاولة…", cancel: "إلغاء",
+  waitedFor: (n: number) => `الانتظار منذ ${n} ث`, botsIn: (n: number) => `يكمل اللاعبون الآليون الطاولة بعد ${n} ث`,
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 

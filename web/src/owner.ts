@@ -143,6 +143,22 @@ export class Owners {
     return null;
   }
 
+  /** A play-now call (FindMatch, GetTicket, CancelTicket) at the owner of its pool (`key`:
+   * "mm:<preset>:<seats>"), which ROOM_MOVED names as for a room's Act. */
+  async atPool<T>(key: string, call: (rooms: Rooms, headers?: Record<string, string>) => Promise<T>): Promise<T> {
+    let { base, marked } = this.route(key);
+    for (;;) {
+      try {
+        return await call(this.at(base), marked ? REDIRECTED : undefined);
+      } catch (err) {
+        const next = this.after(key, base, marked, err);
+        if (next === null) throw err;
+        base = next;
+        marked = true;
+      }
+    }
+  }
+
   /** Act at the room's owner. */
   async act(req: ActInit) {
     let { base, marked } = this.route(req.roomId ?? "");

@@ -50,6 +50,11 @@ function fleet({ notOwner = {}, down = [] } = {}) {
         refuse(o);
         return { lastSeq: 1n };
       },
+      async getTicket(req, o) {
+        calls.push({ base, ticket: req.ticketId, marked: marked(o) });
+        refuse(o);
+        return { ticket: { ticketId: req.ticketId } };
+      },
       async *watch(req, o) {
         calls.push({ base, watch: true, marked: marked(o) });
         refuse(o);
@@ -83,6 +88,19 @@ test("ROOM_MOVED is followed once, marked, and the owner kept", async () => {
     { base: OWNER, id: "a2", marked: false }]);
   assert.equal(o.stats.redirects, 1);
   assert.equal(o.ownerOf("r1"), OWNER);
+});
+
+test("play now: a ticket's call follows ROOM_MOVED to its pool's owner, kept per pool", async () => {
+  const f = fleet({ notOwner: { [HOME]: OWNER } });
+  const o = f.owners();
+  const get = (id) => o.atPool("mm:hand:2", (c, headers) => c.getTicket({ ticketId: id, seatToken: "t" }, { headers }));
+  await get("mm:hand:2:a");
+  await get("mm:hand:2:a");
+  assert.deepEqual(f.calls, [
+    { base: HOME, ticket: "mm:hand:2:a", marked: false }, { base: OWNER, ticket: "mm:hand:2:a", marked: true },
+    { base: OWNER, ticket: "mm:hand:2:a", marked: false }]);
+  assert.equal(o.ownerOf("mm:hand:2"), OWNER);
+  assert.equal(o.ownerOf("mm:hand:4"), "", "another pool: not learnt");
 });
 
 test("an owner that serves no browsers: the page's own server, marked", async () => {

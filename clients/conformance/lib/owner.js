@@ -111,14 +111,16 @@ function roomClient(home, { lang = 'en' } = {}) {
     if (!m.responseStream) api[m.name] = (req, opts = {}) => unary(m.name, home, req, opts, false);
   }
 
-  /** A call served by the room's owner only (Act, Chat, ComeBack): at the owner, a ROOM_MOVED followed once. */
-  const atOwner = (name) => async (req, opts = {}) => {
-    let { address, marked } = route(req.room_id);
+  /** A call served by the room's owner only (Act, Chat, ComeBack): at the owner, a ROOM_MOVED followed once.
+   * `keyOf`: what the owner is kept by (a room id; a play-now pool: "mm:<preset>:<seats>"). */
+  const atOwner = (name, keyOf = (req) => req.room_id) => async (req, opts = {}) => {
+    const key = keyOf(req);
+    let { address, marked } = route(key);
     for (;;) {
       try {
         return await unary(name, address, req, opts, marked);
       } catch (err) {
-        const next = after(req.room_id, address, marked, err);
+        const next = after(key, address, marked, err);
         if (next === null) throw err;
         address = next;
         marked = true;
@@ -128,6 +130,12 @@ function roomClient(home, { lang = 'en' } = {}) {
   api.Act = atOwner('Act');
   api.Chat = atOwner('Chat');
   api.ComeBack = atOwner('ComeBack');
+  // Play now: a ticket's calls are served by the owner of its pool, as a room's Act by the room's.
+  const poolOf = (req) => `mm:${req.preset || 'hand'}:${req.seat_count || 4}`;
+  const poolOfTicket = (req) => String(req.ticket_id || '').split(':').slice(0, 3).join(':');
+  api.FindMatch = atOwner('FindMatch', poolOf);
+  api.GetTicket = atOwner('GetTicket', poolOfTicket);
+  api.CancelTicket = atOwner('CancelTicket', poolOfTicket);
 
   /** Watch at the room's owner: an emitter of 'data' / 'error' / 'end' with cancel(), like grpc-js's
    * stream; a ROOM_MOVED or an unreachable owner before the first message is followed as for Act. */

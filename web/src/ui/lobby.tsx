@@ -4,6 +4,7 @@ import { RoomVisibility } from "../gen/hand/v1/room_pb";
 import type { RoomSummary } from "../gen/hand/v1/room_service_pb";
 import { t } from "../i18n";
 import { playerId, saveSeat } from "../session";
+import { PlayNow } from "./play_now";
 
 const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
   "eram-partnership", "dananeer", "r2019"];
@@ -54,6 +55,7 @@ export function Lobby() {
 
   return <main class="lobby">
     {error && <p role="alert" class="error">{error}</p>}
+    <PlayNow name={name} preset={preset} seats={seatsN} onPlay={remember} go={go} />
     <section class="panel">
       <h2>{tx.createRoom}</h2>
       <form onSubmit={create} class="form">
