@@ -258,6 +258,10 @@ ENV_VARS: Mapping[str, EnvVar] = MappingProxyType(
             "5", "seconds a GetScoreSheet / GetMatchResult with min_seq waits at most for the ledger "
                  "to record the room up to that seq before refusing it UNAVAILABLE / LEDGER_BEHIND"
         ),
+        "HAND_LEDGER_ROOM_ADDRESS": EnvVar(
+            "", "host:port of the room service the ledger's tournaments create their tables' rooms "
+                "with (docs/decisions/0029); empty: tournaments cannot be started"
+        ),
         # --- player identity (hand_auth issues, hand_common.identity verifies) ---
         "HAND_AUTH_HOST": EnvVar("127.0.0.1", "address the auth service listens on"),
         "HAND_AUTH_PORT": EnvVar("50055", "gRPC port of the auth service; 0 picks a free port"),
@@ -707,6 +711,7 @@ class LedgerConfig:
     discover_s: float = 5.0
     discover_batch: int = 500
     min_seq_wait_s: float = 5.0
+    room_address: str = ""
     handle_secret: bytes = field(default=DEV_HANDLE_SECRET, repr=False)  # a secret: never in a log
 
     @classmethod
@@ -724,6 +729,7 @@ class LedgerConfig:
             discover_s=env.number("HAND_LEDGER_DISCOVER_S", 0.1, 3600),
             discover_batch=env.integer("HAND_LEDGER_DISCOVER_BATCH", 1, 100_000),
             min_seq_wait_s=env.number("HAND_LEDGER_MIN_SEQ_WAIT_S", 0.0, 60),
+            room_address=env.raw("HAND_LEDGER_ROOM_ADDRESS"),
             handle_secret=env.raw("HAND_LEDGER_HANDLE_SECRET").encode() or DEV_HANDLE_SECRET,
         )
         env.check("ledger service")

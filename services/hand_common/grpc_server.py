@@ -32,7 +32,7 @@ class ServedService:
 
     def __init__(self, service: ServiceDescriptor, config: GrpcServerConfig, *,
                  limits: RateLimitConfig | None, verifier: Verifier | None,
-                 options: Sequence[tuple[str, int]] = ()) -> None:
+                 options: Sequence[tuple[str, int]] = (), also: Sequence[ServiceDescriptor] = ()) -> None:
         self.name = service.full_name
         self.config = config
         self.health = health.aio.HealthServicer()
@@ -40,7 +40,7 @@ class ServedService:
         self.server = grpc.aio.server(options=[*config.channel_options(), *options],
                                       interceptors=self.interceptors)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
-        reflection.enable_server_reflection([self.name, health.SERVICE_NAME, reflection.SERVICE_NAME],
+        reflection.enable_server_reflection([self.name, *(s.full_name for s in also), health.SERVICE_NAME, reflection.SERVICE_NAME],
                                             self.server)
         self.port = 0
         self.started = False

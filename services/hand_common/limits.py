@@ -88,6 +88,17 @@ LIMITS: Mapping[str, int | None] = MappingProxyType({
     "hand.v1.GetReplayRequest.seat_token": MAX_SEAT_TOKEN,
     "hand.v1.CheckReplayRequest.room_id": MAX_ID,
     "hand.v1.VerifyDealRequest.room_id": MAX_ID,
+    # tournaments (served by the ledger)
+    "hand.v1.CreateTournamentRequest.name": 64,
+    "hand.v1.CreateTournamentRequest.organiser_name": 64,
+    "hand.v1.ListTournamentsRequest.page_token": 64,
+    "hand.v1.GetTournamentRequest.tournament_id": MAX_ID,
+    "hand.v1.EnterTournamentRequest.tournament_id": MAX_ID,
+    "hand.v1.EnterTournamentRequest.player_name": 64,
+    "hand.v1.StartTournamentRequest.tournament_id": MAX_ID,
+    "hand.v1.CloseTournamentRequest.tournament_id": MAX_ID,
+    "hand.v1.GetMyTableRequest.tournament_id": MAX_ID,
+    "hand.v1.GetTournamentStandingsRequest.tournament_id": MAX_ID,
     # auth service
     "hand.v1.SignInGuestRequest.device_id": 128,
     "hand.v1.SignInGuestRequest.display_name": MAX_NAME,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import structlog
 
-from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
+from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc, tournament_service_pb2, tournament_service_pb2_grpc
 from hand_common.config import LedgerConfig
 from hand_common.grpc_server import ServedService
 from hand_common.readiness import Readiness
@@ -26,9 +26,13 @@ from .discovery import RoomDiscovery
 from .repair import GapRepair
 from .service import LedgerService
 from .store import LedgerStore
+from .tournament_service import TournamentService
+from .tournament_store import TournamentStore
+from .tournament_tables import Driver, Tables
 
 DESCRIPTOR = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
 SERVICE_NAME = DESCRIPTOR.full_name
+TOURNAMENTS = tournament_service_pb2.DESCRIPTOR.services_by_name["TournamentService"]
 log = structlog.get_logger("hand_ledger")
 
 
@@ -49,6 +53,8 @@ class LedgerServer:
         self.watch: BrokerWatch | None = None
         self.port = 0
         self._served: ServedService | None = None
+        self.tables: Tables | None = None
+        self.driver: Driver | None = None
 
     @property
     def target(self) -> str:
@@ -72,12 +78,20 @@ class LedgerServer:
             self.watch.on_recover.append(self.consumer.reconnect)
             await self.watch.start()
         verifier = Verifier.from_config(self.config.identity)
-        served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier)
+        served = ServedService(DESCRIPTOR, self.config.server, limits=self.config.limits, verifier=verifier,
+                               also=(TOURNAMENTS,))
         self.interceptors = served.interceptors
         self.servicer = LedgerService(self.store, verifier=verifier, min_seq_wait_s=self.config.min_seq_wait_s)  # also served to browsers by hand_web
         self.servicer_descriptor = DESCRIPTOR
         self.browser_service = (self.servicer, self.servicer_descriptor, self.interceptors)
         ledger_service_pb2_grpc.add_LedgerServiceServicer_to_server(self.servicer, served.server)
+        tournaments = TournamentStore(self.store)  # decision 0029: tournaments live in the ledger
+        if self.config.room_address:
+            self.tables = Tables(tournaments, self.config.room_address)
+            self.driver = Driver(self.tables)
+        self.tournaments = TournamentService(tournaments, self.tables, verifier=verifier)
+        tournament_service_pb2_grpc.add_TournamentServiceServicer_to_server(self.tournaments, served.server)
+        self.browser_services = [self.browser_service, (self.tournaments, TOURNAMENTS, self.interceptors)]
         try:
             self.port = served.bind()
         except OSError:
@@ -88,6 +102,8 @@ class LedgerServer:
             checks["broker"] = lambda: self.watch is not None and self.watch.up
         await served.start(Readiness(checks))
         self._served = served
+        if self.driver is not None:
+            self.driver.start()
         log.info("listening", service=SERVICE_NAME, address=self.target)
 
     async def stop(self, grace: float | None = None) -> None:
@@ -95,6 +111,12 @@ class LedgerServer:
         if self._served is not None:
             await self._served.stop(grace)
             self._served = None
+        if self.driver is not None:
+            await self.driver.stop()
+            self.driver = None
+        if self.tables is not None:
+            await self.tables.close()
+            self.tables = None
         if self.watch is not None:
             await self.watch.stop()
             self.watch = None

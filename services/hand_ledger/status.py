@@ -18,6 +18,10 @@ GRPC_CODES = {
     "SEQ_OUT_OF_RANGE": grpc.StatusCode.OUT_OF_RANGE,
     "LEDGER_BEHIND": grpc.StatusCode.UNAVAILABLE,
     "INTERNAL": grpc.StatusCode.INTERNAL,
+    "TOURNAMENT_NOT_FOUND": grpc.StatusCode.NOT_FOUND,
+    "TOURNAMENT_NOT_ORGANISER": grpc.StatusCode.PERMISSION_DENIED,
+    "TOURNAMENT_NOT_ENTERED": grpc.StatusCode.NOT_FOUND,
+    "ROOM_UNAVAILABLE": grpc.StatusCode.UNAVAILABLE,
 }
 MESSAGES = {
     "ROOM_NOT_FOUND": {"en": "The ledger has no record of that room.",
@@ -38,6 +42,19 @@ MESSAGES = {
     "LEDGER_BEHIND": {"en": "The ledger has not caught up with that room yet (it holds {next_seq} events); "
                              "retry in a moment.",
                       "ar": "لم يلحق السجل بهذه الغرفة بعد (لديه {next_seq} حدثاً)؛ أعد المحاولة بعد لحظة."},
+    "TOURNAMENT_NOT_FOUND": {"en": "There is no such tournament.", "ar": "لا توجد بطولة بهذا المعرّف."},
+    "TOURNAMENT_NOT_ORGANISER": {"en": "Only the tournament's organiser may do this.",
+                                 "ar": "لا يقوم بهذا إلا منظّم البطولة."},
+    "TOURNAMENT_WRONG_STATE": {"en": "The tournament is {status}: this needs {wanted}.",
+                               "ar": "حالة البطولة {status}: يتطلب هذا {wanted}."},
+    "TOURNAMENT_FULL": {"en": "Every seat of this tournament is taken ({seats}).",
+                        "ar": "كل مقاعد هذه البطولة محجوزة ({seats})."},
+    "TOURNAMENT_RESULTS_HIDDEN": {"en": "Results are shown once the tournament is closed.",
+                                  "ar": "تظهر النتائج بعد إغلاق البطولة."},
+    "TOURNAMENT_NOT_ENTERED": {"en": "You have not entered this tournament.",
+                               "ar": "لم تشارك في هذه البطولة."},
+    "ROOM_UNAVAILABLE": {"en": "The room service did not answer; retry shortly.",
+                         "ar": "لم تُجب خدمة الغرف؛ أعد المحاولة بعد قليل."},
     "REPLAY_BROKEN": {"en": "This room's archive cannot be replayed.",
                       "ar": "لا يمكن إعادة عرض أرشيف هذه الغرفة."},
 }

@@ -48,6 +48,7 @@ class Stack:
 
     kafka: KafkaSettings | None = None
     rules_target: str = ""
+    room_target: str = ""
     #: (servicer, service descriptor, its interceptors) of each gRPC service, also served to browsers by ``Web``
     servicers: list = dataclasses.field(default_factory=list)
 
@@ -133,6 +134,7 @@ class Room(_Served):
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
         self.stack.servicers.append(self.server.browser_service)
+        self.stack.room_target = self.server.target
 
 
 class Metrics:
@@ -177,9 +179,12 @@ class Ledger(_Served):
     async def start(self) -> None:
         from hand_ledger.server import LedgerServer
 
-        self.server = LedgerServer(self.config, self.stack.kafka)
+        config = self.config
+        if not config.room_address and self.stack.room_target:  # tournaments make rooms here
+            config = dataclasses.replace(config, room_address=self.stack.room_target)
+        self.server = LedgerServer(config, self.stack.kafka)
         await self.server.start()
-        self.stack.servicers.append(self.server.browser_service)
+        self.stack.servicers.extend(self.server.browser_services)
 
     async def stop(self) -> None:
         if self.server is not None:

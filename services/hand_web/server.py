@@ -92,6 +92,6 @@ async def start_beside(server, environ=None) -> WebServer | None:
     config = WebConfig.from_env(environ)
     if not config.enabled:
         return None
-    web = WebServer(config, [server.browser_service])
+    web = WebServer(config, list(getattr(server, "browser_services", [server.browser_service])))
     await web.start()
     return web

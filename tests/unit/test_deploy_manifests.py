@@ -378,6 +378,7 @@ ADDRESS_VARS = {
     "HAND_EVENTSTORE_URL": "postgres",
     "HAND_LEDGER_URL": "postgres",
     "HAND_RULES_ADDRESS": "hand_rules",
+    "HAND_LEDGER_ROOM_ADDRESS": "hand_room",
 }
 
 

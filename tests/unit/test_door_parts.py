@@ -58,6 +58,7 @@ def test_every_named_limit_is_a_field_of_the_contract() -> None:
 
     import hand.v1.auth_service_pb2  # noqa: F401 - each import registers its messages
     import hand.v1.ledger_service_pb2  # noqa: F401
+    import hand.v1.tournament_service_pb2  # noqa: F401
 
     pool = descriptor_pool.Default()
 
