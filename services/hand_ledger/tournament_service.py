@@ -22,21 +22,19 @@ from hand_common import pagetoken
 from hand_common.config import DEV_HANDLE_SECRET
 from hand_common.identity import Verifier, optional_player, require_player
 from hand_common.limits import MAX_ID
+from hand_common.rpc import rpc
 from hand_engine import RuleViolation
 from hand_rules.convert import selection_from_proto
 
 from . import tournament_messages as msg
 from .privacy import Viewer
-from .service import _refuse
-from .status import LedgerError
+from .status import STATUS, LedgerError
 from .tournament_scoring import Result
 from .tournament_store import CLOSED, OPEN, RUNNING, Tournament, TournamentStore
 from .tournament_tables import Tables
 
-from hand_common.rpc import rpc
-
 log = structlog.get_logger("hand_ledger.tournaments")
-_rpc = rpc(log, refuse=_refuse, bind=lambda request: {"tournament_id": getattr(request, "tournament_id", None) or None})
+_rpc = rpc(log, refuse=STATUS.refuse, bind=lambda request: {"tournament_id": getattr(request, "tournament_id", None) or None})
 SCOPE = "tournaments"  # the page-token scope of ListTournaments
 ROUNDS = (1, 3, 5, 7, 9)
 MAX_TABLES, MAX_DEALS = 32, 9
