@@ -12,7 +12,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from hand_common.refusal import Refusal
-from hand_infra.sqlstore import SqlStore
+from hand_infra.sqlstore import SqlStore, create_tables
 
 from ._schema import devices, metadata, players, refresh_tokens
 
@@ -42,8 +42,7 @@ class AuthStore(SqlStore):
 
     async def start(self) -> None:
         self.connect()
-        async with self._write() as conn:
-            await conn.run_sync(metadata.create_all)
+        await create_tables(self.engine, metadata)
 
     async def player(self, player_id: str) -> PlayerRecord | None:
         async with self.engine.connect() as conn:

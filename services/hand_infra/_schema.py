@@ -16,6 +16,9 @@ waiting when another connection wrote in between).
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 from sqlalchemy import (
@@ -23,7 +26,8 @@ from sqlalchemy import (
     event, false,
 )
 from sqlalchemy.engine import URL, make_url
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
 from .settings import db_timeout_s
 
@@ -122,3 +126,29 @@ def make_engine(url: str | URL, lock_timeout_s: float | None = None, **kwargs: o
             round(2000 * lock_timeout_s))}
     kwargs = {**kwargs, "connect_args": {**connect_args, **kwargs.get("connect_args", {})}}
     return create_async_engine(parsed, pool_pre_ping=True, **kwargs)
+
+
+@asynccontextmanager
+async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnection]:
+    """A write transaction; on SQLite ``BEGIN IMMEDIATE``, so concurrent writers wait for
+    the lock (busy timeout) instead of failing with "database is locked" when a read
+    transaction upgrades after another writer committed."""
+    async with engine.connect() as conn:
+        conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
+        async with conn.begin():
+            yield conn
+
+
+async def create_tables(engine: AsyncEngine, tables: MetaData, attempts: int = 10) -> None:
+    """Create ``tables``' missing tables. Instances starting together race on it: on SQLite
+    the write lock is taken first; on PostgreSQL two ``CREATE TABLE`` of one name can still
+    collide (a unique violation in the catalogue), so the loser retries and then finds it."""
+    for attempt in range(attempts):
+        try:
+            async with write_transaction(engine) as conn:
+                await conn.run_sync(tables.create_all)
+            return
+        except (OperationalError, IntegrityError, ProgrammingError):
+            if attempt == attempts - 1:
+                raise
+            await asyncio.sleep(0.1 * (attempt + 1))

@@ -28,7 +28,7 @@ from sqlalchemy import func, insert, select, true, tuple_, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra._schema import action_ids, metadata, outbox, room_events
+from hand_infra._schema import action_ids, create_tables, metadata, outbox, room_events
 from hand_infra.sqlstore import SqlStore
 
 log = structlog.get_logger("hand_infra.eventstore")
@@ -112,8 +112,7 @@ class EventStore(SqlStore):
     async def start(self) -> None:
         """Connect and create the tables that don't exist yet."""
         engine = self.connect()
-        async with self._write() as conn:
-            await conn.run_sync(metadata.create_all)
+        await create_tables(engine, metadata)
         log.info("eventstore_started", backend=engine.dialect.name)
 
     async def append(

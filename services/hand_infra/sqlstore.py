@@ -23,9 +23,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from hand_common.refusal import Refusal
 
-from ._schema import SQLITE_BEGIN, make_engine
+from ._schema import create_tables, make_engine, write_transaction
 
-__all__ = ["STORE_ERRORS", "SqlStore", "log_failure", "store_refusal", "unreachable"]
+__all__ = ["STORE_ERRORS", "SqlStore", "create_tables", "write_transaction", "log_failure", "store_refusal", "unreachable"]
 
 STORE_ERRORS = (DBAPIError, OSError, TimeoutError)
 """What a statement raises when the database (or the way to it) failed."""
@@ -101,7 +101,5 @@ class SqlStore:
     async def _write(self) -> AsyncIterator[AsyncConnection]:
         """A write transaction; on SQLite ``BEGIN IMMEDIATE``, so concurrent writers wait for
         the lock (busy timeout) instead of failing with "database is locked" on upgrade."""
-        async with self.engine.connect() as conn:
-            conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
-            async with conn.begin():
-                yield conn
+        async with write_transaction(self.engine) as conn:
+            yield conn

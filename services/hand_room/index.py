@@ -12,6 +12,8 @@ from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from hand_infra.sqlstore import create_tables
+
 from .domain import Room
 
 metadata = MetaData()
@@ -34,8 +36,7 @@ class RoomIndex:
         self.engine = engine
 
     async def start(self) -> None:
-        async with self.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
+        await create_tables(self.engine, metadata)
 
     async def upsert(self, room: Room) -> None:
         await self.upsert_many([room])

@@ -38,7 +38,9 @@ class Instance:
         self.log = log_dir / f"{name}.log"
         env = {**os.environ, "KAFKA_BOOTSTRAP_SERVERS": bootstrap, "HAND_EVENTSTORE_URL": store_url,
                "HAND_ROOM_PORT": "0", "HAND_LOG_FORMAT": "json", "HAND_ROOM_PRESENCE_GRACE_S": "30",
-               "HAND_ROOM_COMMAND_TIMEOUT_S": "4", "HAND_KAFKA_PARTITIONS": str(PARTITIONS), **extra_env}
+               "HAND_ROOM_COMMAND_TIMEOUT_S": "4", "HAND_KAFKA_PARTITIONS": str(PARTITIONS),
+               # one test process plays every client from one address: no per-peer limits
+               "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0", **extra_env}
         self.out = self.log.open("w")
         self.proc = subprocess.Popen([sys.executable, "-m", "hand_room"], env=env, cwd=ROOT,
                                      stdout=self.out, stderr=subprocess.STDOUT)

@@ -22,6 +22,7 @@ from sqlalchemy import BigInteger, Column, DateTime, MetaData, String, Table, Te
 from sqlalchemy.exc import IntegrityError
 
 from hand_infra.eventstore import EventStore, StaleAppend
+from hand_infra.sqlstore import create_tables
 
 from .pool import Cancelled, Event, Formed, Group, Opened, Pool, Seated, Ticket, apply
 
@@ -81,8 +82,7 @@ class PoolLog:
         self.store = store
 
     async def start(self) -> None:
-        async with self.store.engine.begin() as conn:
-            await conn.run_sync(metadata.create_all)
+        await create_tables(self.store.engine, metadata)
 
     async def append(self, pool: Pool, events: list[Event]) -> None:
         """Append at the pool's seq and fold the events in (StaleAppend: another writer was first)."""
