@@ -14,11 +14,16 @@ client action id are written in one transaction.
 
 A payload is opaque bytes to the store (the room service keeps an encoded
 ``hand.v1.RoomEvent`` there); ``kind`` names it for people and queries.
+
+On SQLite the hot writes (the group commit, the outbox's marks) and the outbox
+read go through one writer connection on a thread of its own as plain SQL
+(``sqlite_writer.py``, ``eventstore_sqlite.py``: one thread hop per
+transaction instead of one per statement); what a group commit writes is
+judged in one place for both backends (``appends.plan_bulk``).
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -26,50 +31,19 @@ from datetime import UTC, datetime
 import structlog
 from sqlalchemy import func, insert, select, true, tuple_, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_infra._schema import action_ids, create_tables, metadata, outbox, room_events
+from hand_infra import eventstore_sqlite as sqlite_sql
+from hand_infra.sqlite_writer import SqliteWriter
 from hand_infra.sqlstore import SqlStore
 
+from .appends import (  # noqa: F401 - re-exported: the store's API
+    ACTION_KEY_MAX, DuplicateAction, EventStoreError, SeqGap, StaleAppend, encode_payload, plan_bulk, stored_key,
+)
+
 log = structlog.get_logger("hand_infra.eventstore")
-ACTION_KEY_MAX = action_ids.c.action_id.type.length  # 128
-
-
-def stored_key(action_id: str) -> str:
-    """The ``action_ids`` key of a client action id: itself when it fits the column,
-    else ``sha256:<hex>`` of it (71 characters). The room owner prefixes the client's
-    id (itself up to 128 characters) with a seat-hash, so a key may be longer than
-    the column; hashing it keeps every legal id storable on PostgreSQL (which
-    refuses an over-long varchar, where SQLite silently keeps it) without a
-    migration of existing tables."""
-    if len(action_id) <= ACTION_KEY_MAX:
-        return action_id
-    return "sha256:" + hashlib.sha256(action_id.encode("utf-8", "surrogatepass")).hexdigest()
-
-
-class EventStoreError(Exception):
-    """Base class of the event store's rejections."""
-
-
-class StaleAppend(EventStoreError):
-    """``(room_id, expected_seq)`` is already taken: the writer is behind."""
-
-    def __init__(self, room_id: str, expected_seq: int, next_seq: int | None = None) -> None:
-        super().__init__(f"room {room_id}: seq {expected_seq} already taken"
-                         + ("" if next_seq is None else f" (next is {next_seq})"))
-        self.room_id, self.expected_seq, self.next_seq = room_id, expected_seq, next_seq
-
-
-class SeqGap(EventStoreError):
-    """``expected_seq`` is past the end of the room: appending would leave a gap."""
-
-
-class DuplicateAction(EventStoreError):
-    """The client action id was already applied; ``seqs`` are its events."""
-
-    def __init__(self, room_id: str, action_id: str, seqs: list[int]) -> None:
-        super().__init__(f"room {room_id}: action {action_id} already applied as {seqs}")
-        self.room_id, self.action_id, self.seqs = room_id, action_id, seqs
 
 
 @dataclass(frozen=True)
@@ -94,12 +68,6 @@ class OutboxEntry:
     payload: bytes
 
 
-def _encode(payload: bytes) -> bytes:
-    if not isinstance(payload, (bytes, bytearray)):
-        raise TypeError(f"event payloads are bytes, not {type(payload).__name__}")
-    return bytes(payload)
-
-
 def _utc(value: datetime) -> datetime:
     return value if value.tzinfo else value.replace(tzinfo=UTC)  # SQLite drops the zone
 
@@ -109,11 +77,26 @@ class EventStore(SqlStore):
 
     what = "event store"
 
+    def __init__(self, url: str | URL, *, lock_timeout_s: float | None = None, **engine_kwargs: object) -> None:
+        super().__init__(url, lock_timeout_s=lock_timeout_s, **engine_kwargs)
+        self.lock_timeout_s = lock_timeout_s
+        self._writer: SqliteWriter | None = None  # SQLite: the hot writes on one connection of its own
+
     async def start(self) -> None:
         """Connect and create the tables that don't exist yet."""
         engine = self.connect()
         await create_tables(engine, metadata)
+        if engine.dialect.name == "sqlite":
+            self._writer = SqliteWriter(engine.url.database, round(1000 * (
+                10.0 if self.lock_timeout_s is None else self.lock_timeout_s)))
+            await self._writer.start()
         log.info("eventstore_started", backend=engine.dialect.name)
+
+    async def close(self) -> None:
+        if self._writer is not None:
+            await self._writer.close()
+            self._writer = None
+        await super().close()
 
     async def append(
         self,
@@ -145,7 +128,7 @@ class EventStore(SqlStore):
                 if expected_seq > next_seq:
                     raise SeqGap(f"room {room_id}: append at {expected_seq}, next is {next_seq}")
                 await conn.execute(insert(room_events), [
-                    {"room_id": room_id, "seq": s, "kind": kind, "payload": _encode(payload),
+                    {"room_id": room_id, "seq": s, "kind": kind, "payload": encode_payload(payload),
                      "created_at": now} for s, (kind, payload) in zip(seqs, events, strict=True)])
                 await conn.execute(insert(outbox), [
                     {"room_id": room_id, "seq": s, "published": False} for s in seqs])
@@ -184,42 +167,27 @@ class EventStore(SqlStore):
             return await self._append_each(items)
 
     async def _append_bulk(self, items) -> list[list[int] | EventStoreError]:
+        if self._writer is not None:  # SQLite: the whole transaction in one call on its thread
+            return await self._writer.transaction(sqlite_sql.append_bulk, items, datetime.now(UTC))
         now = datetime.now(UTC)
         rooms = sorted({item[0] for item in items})
-        results: list[list[int] | EventStoreError] = []
-        rows, boxes, acts = [], [], []
         async with self._write() as conn:
             heads = dict((await conn.execute(
                 select(room_events.c.room_id, func.max(room_events.c.seq))
                 .where(room_events.c.room_id.in_(rooms)).group_by(room_events.c.room_id))).all())
-            keys = [(i[0], i[3]) for i in items if i[3] is not None]
-            prior = await self._lookup_many(conn, keys)
-            nxt = {r: (heads[r] + 1 if heads.get(r) is not None else 0) for r in rooms}
-            for room_id, expected_seq, events, action_id in items:
-                if action_id is not None and (room_id, action_id) in prior:
-                    results.append(DuplicateAction(room_id, action_id, prior[(room_id, action_id)]))
-                    continue
-                if expected_seq != nxt[room_id]:
-                    err = (StaleAppend(room_id, expected_seq, nxt[room_id]) if expected_seq < nxt[room_id]
-                           else SeqGap(f"room {room_id}: append at {expected_seq}, next is {nxt[room_id]}"))
-                    results.append(err)
-                    continue
-                seqs = list(range(expected_seq, expected_seq + len(events)))
-                nxt[room_id] = expected_seq + len(events)
-                rows += [{"room_id": room_id, "seq": q, "kind": kind, "payload": _encode(payload),
-                          "created_at": now} for q, (kind, payload) in zip(seqs, events, strict=True)]
-                boxes += [{"room_id": room_id, "seq": q, "published": False} for q in seqs]
-                if action_id is not None:
-                    prior[(room_id, action_id)] = seqs
-                    acts.append({"room_id": room_id, "action_id": stored_key(action_id),
-                                 "first_seq": seqs[0], "last_seq": seqs[-1]})
-                results.append(seqs)
-            if rows:
-                await conn.execute(insert(room_events), rows)
-                await conn.execute(insert(outbox), boxes)
-            if acts:
-                await conn.execute(insert(action_ids), acts)
-        return results
+            prior = await self._lookup_many(conn, [(i[0], i[3]) for i in items if i[3] is not None])
+            plan = plan_bulk(items, heads, prior)
+            if plan.events:
+                await conn.execute(insert(room_events), [
+                    {"room_id": r, "seq": q, "kind": k, "payload": p, "created_at": now}
+                    for r, q, k, p in plan.events])
+                await conn.execute(insert(outbox), [
+                    {"room_id": r, "seq": q, "published": False} for r, q, _, _ in plan.events])
+            if plan.actions:
+                await conn.execute(insert(action_ids), [
+                    {"room_id": r, "action_id": a, "first_seq": f, "last_seq": last}
+                    for r, a, f, last in plan.actions])
+        return plan.results
 
     async def _lookup_many(self, conn: AsyncConnection, keys) -> dict[tuple[str, str], list[int]]:
         out: dict[tuple[str, str], list[int]] = {}
@@ -294,13 +262,19 @@ class EventStore(SqlStore):
                        & (room_events.c.seq == outbox.c.seq))
                  .where(outbox.c.published == False)  # noqa: E712 - SQL, not Python
                  .order_by(outbox.c.id).limit(limit))
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [OutboxEntry(r.id, r.room_id, r.seq, r.kind, bytes(r.payload)) for r in rows]
+        if self._writer is not None:
+            rows = await self._writer.query(sqlite_sql.pending, limit)
+        else:
+            async with self.engine.connect() as conn:
+                rows = (await conn.execute(query)).all()
+        return [OutboxEntry(i, room_id, seq, kind, bytes(payload)) for i, room_id, seq, kind, payload in rows]
 
     async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
         """Mark the outbox rows of ``(room_id, seq)`` published (a direct publish's acks)."""
         keys = list(keys)
+        if self._writer is not None:
+            await self._writer.transaction(sqlite_sql.mark_published_at, keys)
+            return
         async with self._write() as conn:
             for start in range(0, len(keys), 500):
                 await conn.execute(update(outbox).where(
@@ -310,6 +284,9 @@ class EventStore(SqlStore):
     async def mark_published(self, ids: Sequence[int]) -> None:
         """Mark outbox rows as published (after the broker acked them)."""
         ids = list(ids)
+        if self._writer is not None:
+            await self._writer.transaction(sqlite_sql.mark_published, ids)
+            return
         async with self._write() as conn:
             for start in range(0, len(ids), 1000):
                 await conn.execute(update(outbox).where(outbox.c.id.in_(ids[start:start + 1000]))

@@ -1,0 +1,96 @@
+"""The event store's hot statements as plain SQL on SQLite, run on the process's one
+writer connection (``hand_infra.sqlite_writer``) inside its transaction.
+
+Same tables, same column encodings as SQLAlchemy writes them (``_schema.py``): a
+``DateTime`` is the text ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, a ``Boolean``
+0 or 1, a ``LargeBinary`` a blob; so rows written here read back through the
+engine unchanged, and the other way round. What to write is decided in
+``hand_infra.eventstore`` (``plan_bulk``) for every backend alike.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterable, Sequence
+from datetime import UTC, datetime
+
+from .appends import EventStoreError, plan_bulk, stored_key
+
+CHUNK = 500  # host parameters per IN list, well under SQLite's limit
+
+
+def _chunks(seq: Sequence, size: int = CHUNK) -> Iterable[Sequence]:
+    for start in range(0, len(seq), size):
+        yield seq[start:start + size]
+
+
+def _marks(n: int) -> str:
+    return ",".join("?" * n)
+
+
+def stored_time(moment: datetime) -> str:
+    """How SQLAlchemy's SQLite dialect stores a ``DateTime``: UTC text, no zone."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S.%f")
+
+
+def heads(conn: sqlite3.Connection, rooms: Sequence[str]) -> dict[str, int | None]:
+    """Each room's highest stored seq (rooms with none are left out)."""
+    out: dict[str, int | None] = {}
+    for part in _chunks(rooms):
+        out.update(conn.execute(f"SELECT room_id, MAX(seq) FROM room_events WHERE room_id IN ({_marks(len(part))})"
+                                " GROUP BY room_id", tuple(part)).fetchall())
+    return out
+
+
+def action_rows(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]]) -> list[tuple[str, str, int, int]]:
+    """``(room_id, stored action key, first_seq, last_seq)`` of the keys already applied;
+    both key columns are constrained, so the primary key's index answers it."""
+    rows: list[tuple[str, str, int, int]] = []
+    for part in _chunks(keys):
+        rooms, ids = sorted({k[0] for k in part}), sorted({k[1] for k in part})
+        rows += conn.execute(
+            f"SELECT room_id, action_id, first_seq, last_seq FROM action_ids WHERE room_id IN ({_marks(len(rooms))})"
+            f" AND action_id IN ({_marks(len(ids))})", (*rooms, *ids)).fetchall()
+    return rows
+
+
+def insert(conn: sqlite3.Connection, events: Sequence[tuple[str, int, str, bytes]],
+           actions: Sequence[tuple[str, str, int, int]], now: datetime) -> None:
+    """The events with their outbox rows, and the action ids."""
+    at = stored_time(now)
+    if events:
+        conn.executemany("INSERT INTO room_events (room_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
+                         [(r, q, k, p, at) for r, q, k, p in events])
+        conn.executemany("INSERT INTO outbox (room_id, seq, published) VALUES (?, ?, 0)",
+                         [(r, q) for r, q, _, _ in events])
+    if actions:
+        conn.executemany("INSERT INTO action_ids (room_id, action_id, first_seq, last_seq) VALUES (?, ?, ?, ?)",
+                         actions)
+
+
+def mark_published_at(conn: sqlite3.Connection, keys: Sequence[tuple[str, int]]) -> None:
+    conn.executemany("UPDATE outbox SET published = 1 WHERE room_id = ? AND seq = ? AND published = 0", keys)
+
+
+def mark_published(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
+    for part in _chunks(list(ids)):
+        conn.execute(f"UPDATE outbox SET published = 1 WHERE id IN ({_marks(len(part))})", tuple(part))
+
+
+def pending(conn: sqlite3.Connection, limit: int) -> list[tuple[int, str, int, str, bytes]]:
+    """Unpublished ``(outbox id, room_id, seq, kind, payload)``, oldest first."""
+    return conn.execute(
+        "SELECT outbox.id, outbox.room_id, outbox.seq, room_events.kind, room_events.payload FROM outbox"
+        " JOIN room_events ON room_events.room_id = outbox.room_id AND room_events.seq = outbox.seq"
+        " WHERE outbox.published = 0 ORDER BY outbox.id LIMIT ?", (limit,)).fetchall()
+
+
+def append_bulk(conn: sqlite3.Connection, items, now: datetime) -> list[list[int] | EventStoreError]:
+    """``append_batch``'s fast path on the SQLite writer's connection (its thread, its
+    transaction): the same plan as every backend's, written as plain SQL."""
+    wanted = {(i[0], stored_key(i[3])): (i[0], i[3]) for i in items if i[3] is not None}
+    prior = {wanted[(r, a)]: list(range(first, last + 1))
+             for r, a, first, last in action_rows(conn, list(wanted)) if (r, a) in wanted}
+    plan = plan_bulk(items, heads(conn, sorted({i[0] for i in items})), prior)
+    insert(conn, plan.events, plan.actions, now)
+    return plan.results
