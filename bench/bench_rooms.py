@@ -58,6 +58,7 @@ from roomload.measure import main_thread_sched, pct, progress, rss_bytes
 from roomload.profiling import profile
 from roomload.stack import Stack
 
+from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 
 TIME_LIMIT_S = 1_200  # bench/run_all.py: a full run takes ~7 min here, longer on a busier machine
@@ -129,6 +130,33 @@ class Run:
         k = await kafka_round_trips(dataclasses.replace(self.stack.kafka, fetch_max_wait_ms=10), self.cfg.kafka_rt)
         e = await grpc_echoes(self.stack.rules.target, self.cfg.echo_calls)
         return {"kafka": k, "echo": e}
+
+    async def unary_floor(self, calls: int = 2000, clients: int = 8) -> dict[str, Any]:
+        """The room service's own CPU per unary call, same run: a bare ``grpc.health.v1`` Check
+        (grpcio's asyncio server alone: health is exempt from the shared edge) and ``GetRoom``
+        of a cached room (the whole edge: rate limit, door, metrics, access log; the room
+        rendered). What one ``Act`` costs at the least before any game work."""
+        from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+        room_id = self.rooms[0].room_id
+        health = [health_pb2_grpc.HealthStub(c) for c in self.channels]
+        out: dict[str, Any] = {}
+        for name, call in (
+                ("health_check", lambda i: health[i % len(health)].Check(health_pb2.HealthCheckRequest())),
+                ("get_room", lambda i: self.stubs[i % len(self.stubs)].GetRoom(pb.GetRoomRequest(room_id=room_id)))):
+            for i in range(50):
+                await call(i)
+            cpu0, t0 = self.stack.cpu()["room"], time.perf_counter()
+
+            async def client(k: int) -> None:
+                for i in range(k, calls, clients):
+                    await call(i)
+
+            await asyncio.gather(*(client(k) for k in range(clients)))
+            cpu1, t1 = self.stack.cpu()["room"], time.perf_counter()
+            out[name] = {"calls": calls, "room_cpu_ms_per_call": round((cpu1 - cpu0) / calls * 1000, 3),
+                         "calls_per_s": round(calls / (t1 - t0), 1)}
+        return out
 
     async def add_rooms(self, n: int) -> float:
         """Create rooms (2 seats, match started, no streams) up to ``n``; return rooms/s."""
@@ -252,6 +280,8 @@ class Run:
         rate = await self.add_rooms(most)
         await asyncio.sleep(1.0)
         rss1 = rss_bytes(pids["room"])
+        progress("the room service's CPU per bare unary call (health Check, GetRoom)")
+        floor = await self.unary_floor()
         created = most - 2
         memory = {"rooms": created, "rss_before_mb": round(rss0 / 2**20, 1), "rss_after_mb": round(rss1 / 2**20, 1),
                   "kb_per_idle_room": round((rss1 - rss0) / created / 1024, 1) if created else None,
@@ -282,6 +312,7 @@ class Run:
         base_after = await self.baselines()
         res = assemble(cfg, base_before, base_after, memory, levels, flat, time.perf_counter() - started)
         res["idle_cpu_share"] = idle
+        res["unary_floor"] = floor
         return res
 
 
@@ -345,6 +376,7 @@ def markdown(res: dict[str, Any]) -> str:
         f"{_ms(base['kafka_produce']['p50_ms'])} | {_ms(base['kafka_produce']['p99_ms'])} |",
         f"| gRPC unary Echo to the rules service (128 B) | {e['n']} | {_ms(e['p50_ms'])} | {_ms(e['p99_ms'])} |",
         "",
+        *_floor_lines(res.get("unary_floor")),
         "| rooms | pace | target act/s | achieved act/s | act→seen p50 ms | p99 ms | p50 × Kafka RT | "
         "p99 × Kafka RT | p50 × echo | Act RPC p50 ms | p99 ms | CPU room | rules | tansu | bench | "
         "other processes | room loop thread on CPU / waiting for CPU | room CPU ms/action | room RSS MB | errors |",
@@ -397,6 +429,16 @@ def markdown(res: dict[str, Any]) -> str:
             leaf = ", ".join(f"`{k2}` {v:.0%}" for k2, v in p["top_self"][:6])
             lines.append(f"  - {name}, self time: {leaf}.")
     return "\n".join(lines)
+
+
+def _floor_lines(floor: dict | None) -> list[str]:
+    if not floor:
+        return []
+    h, g = floor["health_check"], floor["get_room"]
+    return [f"The room service's own CPU per unary call, same run ({h['calls']:,} calls from 8 clients, rooms "
+            f"idle): bare `grpc.health.v1` Check (grpcio's asyncio server alone) **{h['room_cpu_ms_per_call']:.2f} ms**; "
+            f"`GetRoom` of a cached room (the shared edge and the room rendered) **{g['room_cpu_ms_per_call']:.2f} ms**. "
+            f"An action is one such call plus its decision, its commit and two Watch messages.", ""]
 
 
 def _n(v: float | None) -> str:

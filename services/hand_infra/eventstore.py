@@ -17,7 +17,7 @@ A payload is opaque bytes to the store (the room service keeps an encoded
 
 On SQLite the hot writes (the group commit, the outbox's marks) and the outbox
 read go through one writer connection on a thread of its own as plain SQL
-(``sqlite_writer.py``, ``eventstore_sqlite.py``: one thread hop per
+(``sqlite_thread.py``, ``eventstore_sqlite.py``: one thread hop per
 transaction instead of one per statement); what a group commit writes is
 judged in one place for both backends (``appends.plan_bulk``).
 """
@@ -36,7 +36,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_infra._schema import action_ids, create_tables, metadata, outbox, room_events
 from hand_infra import eventstore_sqlite as sqlite_sql
-from hand_infra.sqlite_writer import SqliteWriter
+from hand_infra.sqlite_thread import SqliteThread
 from hand_infra.sqlstore import SqlStore
 
 from .appends import (  # noqa: F401 - re-exported: the store's API
@@ -80,22 +80,27 @@ class EventStore(SqlStore):
     def __init__(self, url: str | URL, *, lock_timeout_s: float | None = None, **engine_kwargs: object) -> None:
         super().__init__(url, lock_timeout_s=lock_timeout_s, **engine_kwargs)
         self.lock_timeout_s = lock_timeout_s
-        self._writer: SqliteWriter | None = None  # SQLite: the hot writes on one connection of its own
+        # SQLite: the hot writes on one connection of its own, the hot reads on another
+        self._writer: SqliteThread | None = None
+        self._reader: SqliteThread | None = None
 
     async def start(self) -> None:
         """Connect and create the tables that don't exist yet."""
         engine = self.connect()
         await create_tables(engine, metadata)
         if engine.dialect.name == "sqlite":
-            self._writer = SqliteWriter(engine.url.database, round(1000 * (
-                10.0 if self.lock_timeout_s is None else self.lock_timeout_s)))
+            busy_ms = round(1000 * (10.0 if self.lock_timeout_s is None else self.lock_timeout_s))
+            self._writer = SqliteThread(engine.url.database, busy_ms, "eventstore-writer")
+            self._reader = SqliteThread(engine.url.database, busy_ms, "eventstore-reader")
             await self._writer.start()
+            await self._reader.start()
         log.info("eventstore_started", backend=engine.dialect.name)
 
     async def close(self) -> None:
-        if self._writer is not None:
-            await self._writer.close()
-            self._writer = None
+        for thread in (self._writer, self._reader):
+            if thread is not None:
+                await thread.close()
+        self._writer = self._reader = None
         await super().close()
 
     async def append(
@@ -246,6 +251,9 @@ class EventStore(SqlStore):
 
     async def load(self, room_id: str, from_seq: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """The room's events with ``seq >= from_seq``, in order."""
+        if self._reader is not None:
+            return [StoredEvent(r, q, k, bytes(p), sqlite_sql.stored_at(at))
+                    for r, q, k, p, at in await self._reader.query(sqlite_sql.load, room_id, from_seq, limit)]
         query = (select(room_events)
                  .where(room_events.c.room_id == room_id, room_events.c.seq >= from_seq)
                  .order_by(room_events.c.seq).limit(limit))

@@ -1,5 +1,5 @@
 """The event store's hot statements as plain SQL on SQLite, run on the process's one
-writer connection (``hand_infra.sqlite_writer``) inside its transaction.
+writer connection (``hand_infra.sqlite_thread``) inside its transaction.
 
 Same tables, same column encodings as SQLAlchemy writes them (``_schema.py``): a
 ``DateTime`` is the text ``YYYY-MM-DD HH:MM:SS.ffffff`` in UTC, a ``Boolean``
@@ -75,6 +75,19 @@ def mark_published_at(conn: sqlite3.Connection, keys: Sequence[tuple[str, int]])
 def mark_published(conn: sqlite3.Connection, ids: Sequence[int]) -> None:
     for part in _chunks(list(ids)):
         conn.execute(f"UPDATE outbox SET published = 1 WHERE id IN ({_marks(len(part))})", tuple(part))
+
+
+def load(conn: sqlite3.Connection, room_id: str, from_seq: int, limit: int | None
+         ) -> list[tuple[str, int, str, bytes, str]]:
+    """``(room_id, seq, kind, payload, created_at text)`` from ``from_seq`` on, in order."""
+    return conn.execute("SELECT room_id, seq, kind, payload, created_at FROM room_events"
+                        " WHERE room_id = ? AND seq >= ? ORDER BY seq LIMIT ?",
+                        (room_id, from_seq, -1 if limit is None else limit)).fetchall()
+
+
+def stored_at(text: str) -> datetime:
+    """A stored ``created_at`` back to an aware UTC datetime."""
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def pending(conn: sqlite3.Connection, limit: int) -> list[tuple[int, str, int, str, bytes]]:

@@ -90,8 +90,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
-        room = await asyncio.wait_for(self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh),
-                                      self.store_timeout_s)  # a hanging store: UNAVAILABLE (_failure)
+        async with asyncio.timeout(self.store_timeout_s):  # a hanging store: UNAVAILABLE (_failure)
+            room = await self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh)
         if room is None:
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room
@@ -170,7 +170,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     @_rpc
     async def GetRoom(self, request: pb.GetRoomRequest, context) -> pb.GetRoomResponse:
-        return pb.GetRoomResponse(room=self._info(await self._room(request.room_id, fresh=True)))
+        room_id = limits.room_id(request.room_id)
+        return pb.GetRoomResponse(room=self._info(await self._room(room_id, fresh=not self.router.local(room_id))))
 
     @_rpc
     async def JoinRoom(self, request: pb.JoinRoomRequest, context) -> pb.JoinRoomResponse:
@@ -295,7 +296,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         seat: int | None = None
         if request.seat_token:  # a read: a finished match's seat view stays open
             _, seat = await self._seat(context, room_id, request.seat_token, write=False)
-        head = await self._room(room_id, fresh=True)
+        head = await self._room(room_id, fresh=not self.router.local(room_id))  # the owner's cache is the head
         if request.from_seq > head.seq:
             raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "from_seq is past the room's history",
                             field="from_seq", from_seq=request.from_seq, next_seq=head.seq)

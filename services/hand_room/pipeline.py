@@ -142,7 +142,11 @@ class CommandPipeline:
         # refused command looks its id up then (_answered_before). One store read less a pass.
         rooms = await budget.call(self._rooms(list(by_room)))
         batch = _Batch()
-        await asyncio.gather(*(self._plan(r, cmds, batch, rooms[r]) for r, cmds in by_room.items()))
+        if len(by_room) == 1:  # the common case at human pace: no task to gather
+            for r, cmds in by_room.items():
+                await self._plan(r, cmds, batch, rooms[r])
+        else:
+            await asyncio.gather(*(self._plan(r, cmds, batch, rooms[r]) for r, cmds in by_room.items()))
         items = [(p.cmd.room_id, p.base, [(e.kind, encode(e)) for e in p.decision.events], p.key)
                  for p in batch.planned]
         began, began_ns = time.perf_counter(), time.time_ns()
@@ -209,6 +213,8 @@ class CommandPipeline:
 
     async def _rooms(self, room_ids: list[str]) -> dict[str, Room | None]:
         """The batch's rooms: cached, or folded from the store (the cold ones at once)."""
+        if len(room_ids) == 1:
+            return {room_ids[0]: await self.repo.get(room_ids[0])}
         return dict(zip(room_ids, await asyncio.gather(*(self.repo.get(r) for r in room_ids)), strict=True))
 
     async def _plan(self, room_id: str, cmds: list[Command], batch: _Batch, room: Room | None) -> None:
@@ -269,6 +275,9 @@ class CommandPipeline:
     async def _duplicate(self, cmd: Command, seqs: list[int]) -> None:
         """A retried action id: the first result, unless the id now names another move."""
         first = [decode(e.payload) for e in await self.store.load(cmd.room_id, seqs[0], limit=len(seqs))]
+        if self.feeds is not None:  # a commit whose pass timed out was never offered to the streams
+            for rec in first:
+                self.feeds.offer(rec)
         done = next((r.event.action for r in first if isinstance(r.event, MoveMade)
                      and r.event.origin == "player"), None)
         if isinstance(cmd.body, Act) and done is not None and done != cmd.body.action:

@@ -30,6 +30,7 @@ class StoreBudget:
             raise TimeoutError("the batch's store budget is spent")
         began = self._clock()
         try:
-            return await asyncio.wait_for(aw, self.left)
+            async with asyncio.timeout(self.left):  # no task of its own, unlike wait_for
+                return await aw
         finally:
             self.left -= self._clock() - began

@@ -79,3 +79,27 @@ async def test_a_batch_failing_late_in_its_transaction_writes_nothing(store: Eve
     assert await store.pending_outbox() == []
     assert await store.lookup_actions([("r1", "a1")]) == {}
     assert await store.append_batch([("r1", 0, [("A", b({}))], "a1")]) == [[0]]  # the writer goes on
+
+
+async def test_an_append_whose_caller_gave_up_never_commits_behind_its_back(tmp_path) -> None:
+    """SQLite: a group commit waiting for the write lock is given up by its caller (the
+    owner's store budget); when the lock frees within the busy timeout, the transaction must
+    not commit after all — the owner told the client nothing was written, and a commit
+    nobody saw left the room's streams waiting for that event (found by the locked-store
+    contract test)."""
+    import sqlite3
+
+    import pytest
+
+    db = tmp_path / "events.db"
+    async with EventStore(f"sqlite:///{db}", lock_timeout_s=3.0) as store:
+        locker = sqlite3.connect(db, isolation_level=None)
+        locker.execute("BEGIN IMMEDIATE")
+        with pytest.raises(TimeoutError):
+            await asyncio.wait_for(store.append_batch([("r1", 0, [("A", b({}))], "a1")]), 0.3)
+        locker.execute("ROLLBACK")  # the waiting transaction gets the lock now
+        locker.close()
+        await asyncio.sleep(0.5)
+        assert await store.load("r1") == []
+        assert await store.lookup_actions([("r1", "a1")]) == {}
+        assert await store.append_batch([("r1", 0, [("A", b({}))], "a1")]) == [[0]]
