@@ -15,11 +15,14 @@ client action id are written in one transaction.
 A payload is opaque bytes to the store (the room service keeps an encoded
 ``hand.v1.RoomEvent`` there); ``kind`` names it for people and queries.
 
-On SQLite the hot writes (the group commit, the outbox's marks) and the outbox
-read go through one writer connection on a thread of its own as plain SQL
-(``sqlite_thread.py``, ``eventstore_sqlite.py``: one thread hop per
-transaction instead of one per statement); what a group commit writes is
-judged in one place for both backends (``appends.plan_bulk``).
+The hot statements — the group commit, the outbox's marks and read, event
+loads — bypass SQLAlchemy (decision 0031): on SQLite they run as plain SQL on
+a writer and a reader connection with a thread each (``eventstore_sqlite.py``,
+``sqlite_thread.py``: one thread hop per transaction instead of one per
+statement), on PostgreSQL on an asyncpg pool of their own
+(``eventstore_pg.py``). What a group commit writes is judged in one place for
+both (``appends.plan_bulk``); the single ``append``, the reads by action id
+and the schema stay on SQLAlchemy.
 """
 
 from __future__ import annotations
@@ -29,14 +32,14 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 import structlog
-from sqlalchemy import func, insert, select, true, tuple_, update
+from sqlalchemy import func, insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.engine import URL
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_infra._schema import action_ids, create_tables, metadata, outbox, room_events
-from hand_infra import eventstore_sqlite as sqlite_sql
-from hand_infra.sqlite_thread import SqliteThread
+from hand_infra.eventstore_pg import PgHotPath
+from hand_infra.eventstore_sqlite import SqliteHotPath
 from hand_infra.sqlstore import SqlStore
 
 from .appends import (  # noqa: F401 - re-exported: the store's API
@@ -80,27 +83,30 @@ class EventStore(SqlStore):
     def __init__(self, url: str | URL, *, lock_timeout_s: float | None = None, **engine_kwargs: object) -> None:
         super().__init__(url, lock_timeout_s=lock_timeout_s, **engine_kwargs)
         self.lock_timeout_s = lock_timeout_s
-        # SQLite: the hot writes on one connection of its own, the hot reads on another
-        self._writer: SqliteThread | None = None
-        self._reader: SqliteThread | None = None
+        self._hot: SqliteHotPath | PgHotPath | None = None  # the hot statements, off SQLAlchemy
 
     async def start(self) -> None:
         """Connect and create the tables that don't exist yet."""
         engine = self.connect()
         await create_tables(engine, metadata)
         if engine.dialect.name == "sqlite":
-            busy_ms = round(1000 * (10.0 if self.lock_timeout_s is None else self.lock_timeout_s))
-            self._writer = SqliteThread(engine.url.database, busy_ms, "eventstore-writer")
-            self._reader = SqliteThread(engine.url.database, busy_ms, "eventstore-reader")
-            await self._writer.start()
-            await self._reader.start()
+            self._hot = SqliteHotPath(engine.url.database, round(1000 * (
+                10.0 if self.lock_timeout_s is None else self.lock_timeout_s)))
+        else:
+            self._hot = PgHotPath(engine.url.render_as_string(hide_password=False), self.lock_timeout_s)
+        await self._hot.start()
         log.info("eventstore_started", backend=engine.dialect.name)
 
+    @property
+    def hot(self) -> SqliteHotPath | PgHotPath:
+        if self._hot is None:
+            raise RuntimeError("event store not started")
+        return self._hot
+
     async def close(self) -> None:
-        for thread in (self._writer, self._reader):
-            if thread is not None:
-                await thread.close()
-        self._writer = self._reader = None
+        hot, self._hot = self._hot, None
+        if hot is not None:
+            await hot.close()
         await super().close()
 
     async def append(
@@ -172,27 +178,7 @@ class EventStore(SqlStore):
             return await self._append_each(items)
 
     async def _append_bulk(self, items) -> list[list[int] | EventStoreError]:
-        if self._writer is not None:  # SQLite: the whole transaction in one call on its thread
-            return await self._writer.transaction(sqlite_sql.append_bulk, items, datetime.now(UTC))
-        now = datetime.now(UTC)
-        rooms = sorted({item[0] for item in items})
-        async with self._write() as conn:
-            heads = dict((await conn.execute(
-                select(room_events.c.room_id, func.max(room_events.c.seq))
-                .where(room_events.c.room_id.in_(rooms)).group_by(room_events.c.room_id))).all())
-            prior = await self._lookup_many(conn, [(i[0], i[3]) for i in items if i[3] is not None])
-            plan = plan_bulk(items, heads, prior)
-            if plan.events:
-                await conn.execute(insert(room_events), [
-                    {"room_id": r, "seq": q, "kind": k, "payload": p, "created_at": now}
-                    for r, q, k, p in plan.events])
-                await conn.execute(insert(outbox), [
-                    {"room_id": r, "seq": q, "published": False} for r, q, _, _ in plan.events])
-            if plan.actions:
-                await conn.execute(insert(action_ids), [
-                    {"room_id": r, "action_id": a, "first_seq": f, "last_seq": last}
-                    for r, a, f, last in plan.actions])
-        return plan.results
+        return await self.hot.append_bulk(items, datetime.now(UTC))
 
     async def _lookup_many(self, conn: AsyncConnection, keys) -> dict[tuple[str, str], list[int]]:
         out: dict[tuple[str, str], list[int]] = {}
@@ -251,51 +237,18 @@ class EventStore(SqlStore):
 
     async def load(self, room_id: str, from_seq: int = 0, limit: int | None = None) -> list[StoredEvent]:
         """The room's events with ``seq >= from_seq``, in order."""
-        if self._reader is not None:
-            return [StoredEvent(r, q, k, bytes(p), sqlite_sql.stored_at(at))
-                    for r, q, k, p, at in await self._reader.query(sqlite_sql.load, room_id, from_seq, limit)]
-        query = (select(room_events)
-                 .where(room_events.c.room_id == room_id, room_events.c.seq >= from_seq)
-                 .order_by(room_events.c.seq).limit(limit))
-        async with self.engine.connect() as conn:
-            rows = (await conn.execute(query)).all()
-        return [StoredEvent(r.room_id, r.seq, r.kind, bytes(r.payload), _utc(r.created_at))
-                for r in rows]
+        return [StoredEvent(r, q, k, bytes(p), _utc(at))
+                for r, q, k, p, at in await self.hot.load(room_id, from_seq, limit)]
 
     async def pending_outbox(self, limit: int = 500) -> list[OutboxEntry]:
         """Unpublished events, oldest first (so in seq order within a room)."""
-        query = (select(outbox.c.id, outbox.c.room_id, outbox.c.seq,
-                        room_events.c.kind, room_events.c.payload)
-                 .join(room_events, (room_events.c.room_id == outbox.c.room_id)
-                       & (room_events.c.seq == outbox.c.seq))
-                 .where(outbox.c.published == False)  # noqa: E712 - SQL, not Python
-                 .order_by(outbox.c.id).limit(limit))
-        if self._writer is not None:
-            rows = await self._writer.query(sqlite_sql.pending, limit)
-        else:
-            async with self.engine.connect() as conn:
-                rows = (await conn.execute(query)).all()
-        return [OutboxEntry(i, room_id, seq, kind, bytes(payload)) for i, room_id, seq, kind, payload in rows]
+        return [OutboxEntry(i, room_id, seq, kind, bytes(payload))
+                for i, room_id, seq, kind, payload in await self.hot.pending(limit)]
 
     async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
         """Mark the outbox rows of ``(room_id, seq)`` published (a direct publish's acks)."""
-        keys = list(keys)
-        if self._writer is not None:
-            await self._writer.transaction(sqlite_sql.mark_published_at, keys)
-            return
-        async with self._write() as conn:
-            for start in range(0, len(keys), 500):
-                await conn.execute(update(outbox).where(
-                    outbox.c.published == False,  # noqa: E712 - SQL, not Python
-                    tuple_(outbox.c.room_id, outbox.c.seq).in_(keys[start:start + 500])).values(published=true()))
+        await self.hot.mark_published_at(keys)
 
     async def mark_published(self, ids: Sequence[int]) -> None:
         """Mark outbox rows as published (after the broker acked them)."""
-        ids = list(ids)
-        if self._writer is not None:
-            await self._writer.transaction(sqlite_sql.mark_published, ids)
-            return
-        async with self._write() as conn:
-            for start in range(0, len(ids), 1000):
-                await conn.execute(update(outbox).where(outbox.c.id.in_(ids[start:start + 1000]))
-                                   .values(published=true()))
+        await self.hot.mark_published(ids)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from datetime import UTC, datetime
 
 from .appends import EventStoreError, plan_bulk, stored_key
+from .sqlite_thread import SqliteThread
 
 CHUNK = 500  # host parameters per IN list, well under SQLite's limit
 
@@ -107,3 +108,35 @@ def append_bulk(conn: sqlite3.Connection, items, now: datetime) -> list[list[int
     plan = plan_bulk(items, heads(conn, sorted({i[0] for i in items})), prior)
     insert(conn, plan.events, plan.actions, now)
     return plan.results
+
+
+class SqliteHotPath:
+    """The hot statements on two connections of their own: a writer and a reader thread
+    (``sqlite_thread.py``); the same interface as ``eventstore_pg.PgHotPath``."""
+
+    def __init__(self, path: str, busy_timeout_ms: int) -> None:
+        self.writer = SqliteThread(path, busy_timeout_ms, "eventstore-writer")
+        self.reader = SqliteThread(path, busy_timeout_ms, "eventstore-reader")
+
+    async def start(self) -> None:
+        await self.writer.start()
+        await self.reader.start()
+
+    async def close(self) -> None:
+        await self.writer.close()
+        await self.reader.close()
+
+    async def append_bulk(self, items, now: datetime) -> list[list[int] | EventStoreError]:
+        return await self.writer.transaction(append_bulk, items, now)
+
+    async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
+        await self.writer.transaction(mark_published_at, list(keys))
+
+    async def mark_published(self, ids: Sequence[int]) -> None:
+        await self.writer.transaction(mark_published, list(ids))
+
+    async def pending(self, limit: int) -> list[tuple[int, str, int, str, bytes]]:
+        return await self.reader.query(pending, limit)
+
+    async def load(self, room_id: str, from_seq: int, limit: int | None) -> list[tuple[str, int, str, bytes, datetime]]:
+        return [(r, q, k, p, stored_at(at)) for r, q, k, p, at in await self.reader.query(load, room_id, from_seq, limit)]

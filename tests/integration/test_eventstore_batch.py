@@ -54,20 +54,21 @@ async def test_a_batch_racing_a_single_append_forks_nothing(store: EventStore) -
 async def test_a_batch_failing_late_in_its_transaction_writes_nothing(store: EventStore, monkeypatch) -> None:
     """The events, their outbox rows and the action ids commit together or not at all, on
     either backend's write path (SQLite's own writer connection, PostgreSQL's engine)."""
-    import hand_infra.eventstore as eventstore_module
+    import hand_infra.eventstore_pg as pg_module
     import hand_infra.eventstore_sqlite as sqlite_module
-    from sqlalchemy import Column, MetaData, String, Table
 
-    real_insert = sqlite_module.insert
+    real_sqlite, real_pg = sqlite_module.insert, pg_module.insert
 
-    def insert_then_fail(conn, events, actions, now):
-        real_insert(conn, events, actions, now)
+    def sqlite_insert_then_fail(conn, events, actions, now):
+        real_sqlite(conn, events, actions, now)
         conn.execute("INSERT INTO no_such_table VALUES (1)")
 
-    monkeypatch.setattr(sqlite_module, "insert", insert_then_fail)
-    monkeypatch.setattr(eventstore_module, "action_ids", Table(
-        "no_such_table", MetaData(), Column("room_id", String), Column("action_id", String),
-        Column("first_seq", String), Column("last_seq", String)))
+    async def pg_insert_then_fail(conn, events, actions, now):
+        await real_pg(conn, events, actions, now)
+        await conn.execute("INSERT INTO no_such_table VALUES (1)")
+
+    monkeypatch.setattr(sqlite_module, "insert", sqlite_insert_then_fail)
+    monkeypatch.setattr(pg_module, "insert", pg_insert_then_fail)
     try:
         await store.append_batch([("r1", 0, [("A", b({}))], "a1"), ("r2", 0, [("A", b({}))], "a2")])
     except Exception as exc:
