@@ -4,7 +4,7 @@ Through SQLAlchemy's async engine each statement on SQLite is a hop to
 aiosqlite's worker thread and back (a future, a wake-up of the event loop, the
 greenlet bridge): a five-statement append cost ~3 ms of CPU, against ~0.1 ms
 for the same transaction as plain ``sqlite3`` calls in one thread (measured:
-docs/decisions/0031-one-sqlite-writer.md). A :class:`SqliteThread` runs a whole
+docs/decisions/0031-store-hot-path.md). A :class:`SqliteThread` runs a whole
 transaction — ``BEGIN IMMEDIATE``, the caller's function on the raw
 connection, ``COMMIT`` — as one call on its thread: one hop per transaction;
 ``query`` runs a read the same way, outside a transaction. The event store
