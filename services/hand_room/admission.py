@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import random
 import time
+from collections.abc import Callable
 
 from .domain.commands import Act, ComeBack, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
 from .domain.errors import RoomCode, RoomError
@@ -23,8 +24,14 @@ CLIENT_COMMANDS = (Act, ComeBack, CreateRoom, JoinRoom, LeaveRoom, FillWithBots,
 
 
 class Admission:
-    def __init__(self, max_pending: int = 2000, max_delay_s: float = 0.25) -> None:
-        self.max_pending, self.max_delay_s = max_pending, max_delay_s
+    """``lag``: how late the event loop runs (``loop_lag.LoopLag.seconds``; the owner
+    plugs its own in when none is given); past half the delay bound a client's command is
+    refused too — it would wait that long before any of
+    its work, in queues the pending count does not see (grpcio's, the loop's)."""
+
+    def __init__(self, max_pending: int = 2000, max_delay_s: float = 0.25,
+                 lag: Callable[[], float] | None = None) -> None:
+        self.max_pending, self.max_delay_s, self.lag = max_pending, max_delay_s, lag
         self.refused = 0
 
     def check(self, body: object, pending: int, oldest_enqueued: float | None) -> None:
@@ -33,12 +40,14 @@ class Admission:
         if not isinstance(body, CLIENT_COMMANDS):
             return
         delay = time.monotonic() - oldest_enqueued if oldest_enqueued is not None else 0.0
-        if pending < self.max_pending and delay < self.max_delay_s:
+        lag = self.lag() if self.lag is not None else 0.0
+        if pending < self.max_pending and delay < self.max_delay_s and lag < self.max_delay_s / 2:
             return
         self.refused += 1
-        OVERLOAD_REFUSALS.labels("queue").inc()
+        limit = ("pending_commands" if pending >= self.max_pending else "queue_delay"
+                 if delay >= self.max_delay_s else "loop_lag")
+        OVERLOAD_REFUSALS.labels("queue" if limit != "loop_lag" else "loop_lag").inc()
         # spread the retries: a fixed hint brings every refused client back at once
-        retry_ms = int(max(100.0, 2000 * delay) * random.uniform(1.0, 2.0))
-        limit = "pending_commands" if pending >= self.max_pending else "queue_delay"
+        retry_ms = int(max(100.0, 2000 * max(delay, lag)) * random.uniform(1.0, 2.0))
         raise RoomError(RoomCode.OVERLOADED, "the instance is at capacity", limit=limit,
                         retry_after_ms=min(retry_ms, 5000))

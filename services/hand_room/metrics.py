@@ -15,7 +15,7 @@ from prometheus_client import Counter, Gauge, Histogram
 from hand_common.metrics import FAST_BUCKETS
 
 __all__ = [
-    "ACT_TO_COMMIT", "BATCH_SIZE", "BOT_TAKEOVERS", "COMMANDS", "OVERLOAD_REFUSALS", "RECONNECTS",
+    "ACT_TO_COMMIT", "BATCH_SIZE", "BOT_TAKEOVERS", "COMMANDS", "OVERLOAD_REFUSALS", "LOOP_LAG", "RECONNECTS",
     "REFUSALS", "ROOMS_LIVE", "ROOMS_OWNED", "SEATS_AWAY", "STORE_APPEND", "TIMERS_ARMED",
     "TURN_TIMEOUTS", "WATCH_STREAMS", "BATCH_BUCKETS", "COMMAND_PATHS",
 ]
@@ -81,5 +81,8 @@ REFUSALS = Counter("hand_room_refusals", "Room commands refused, by RuleError co
 OVERLOAD_REFUSALS = Counter("hand_room_overload_refusals",
                             "Commands refused early because the owner or the store is over its bound",
                             ["reason"])
-"""``labels("queue"|"store_timeout"|"broker_down").inc()`` where gateway.py / owner.py answer
+"""``labels("queue"|"loop_lag"|"store_timeout"|"broker_down").inc()`` where gateway.py / owner.py answer
 RESOURCE_EXHAUSTED or UNAVAILABLE without doing the work."""
+LOOP_LAG = Gauge("hand_room_loop_lag_seconds",
+                 "How late the event loop ran its timers lately (admission refuses clients' commands past "
+                 "half the queue-delay bound)")

@@ -39,6 +39,7 @@ from .feeds import Feeds
 from .index import RoomIndex
 from .kafka_messages import Reply
 from .local_queue import LocalQueue
+from .loop_lag import LoopLag
 from .ownership import OwnershipMap
 from .partitions import partition_of
 from .pipeline import CommandPipeline, action_key
@@ -90,7 +91,10 @@ class RoomOwner(CommandPipeline):
         self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None
         self._sweeper: asyncio.Task | None = None
-        self.admission = admission or Admission()
+        self.loop_lag = LoopLag()  # admission's view of the queues before the handlers
+        self.admission = admission or Admission(lag=lambda: self.loop_lag.seconds)
+        if admission is not None and admission.lag is None:
+            admission.lag = lambda: self.loop_lag.seconds
         self.local = LocalQueue(self.handle, lambda cmd, exc: self._reply(cmd, self._refusal(cmd, exc)),
                                 self.admission)
         self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
@@ -106,6 +110,7 @@ class RoomOwner(CommandPipeline):
         if parts:
             self.partitions = self.ownership.partitions = len(parts)
         self._sweeper = asyncio.create_task(self._sweep(), name="room-sweep")
+        self.loop_lag.start()
 
     async def _ask_bot(self, room_id: str, value: bytes) -> None:
         await self._producer.send(self.t_bots, key=room_id.encode(), value=value)
@@ -142,6 +147,7 @@ class RoomOwner(CommandPipeline):
                 log.info("rooms_retired", rooms=len(done))
 
     async def stop(self) -> None:
+        await self.loop_lag.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
         await self.consumer.stop()

@@ -1,0 +1,55 @@
+"""Admission by the event loop's lag: a saturated loop refuses clients' commands at once
+(OVERLOADED, limit loop_lag), never the room's own work; one slow callback sheds nothing
+(issue 24, overload shed)."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from hand_room.admission import Admission
+from hand_room.domain.commands import Act, BotTurn
+from hand_room.domain.errors import RoomError
+from hand_room.loop_lag import LoopLag
+
+
+async def _saturate(seconds: float, busy_s: float) -> None:
+    """Keep the loop late on every tick, as an instance past its capacity is."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        time.sleep(busy_s)
+        await asyncio.sleep(0)
+
+
+async def test_a_saturated_loop_shows_its_lag_and_a_single_slow_callback_does_not() -> None:
+    lag = LoopLag(tick_s=0.01, window=10)
+    lag.start()
+    try:
+        await asyncio.sleep(0.15)
+        assert lag.seconds < 0.02
+        time.sleep(0.05)  # one slow callback
+        await asyncio.sleep(0.02)
+        assert lag.seconds < 0.02  # averaged away
+        await _saturate(0.5, 0.06)
+        assert lag.seconds >= 0.03  # late on every tick: seen
+        await asyncio.sleep(0.2)
+        assert lag.seconds < 0.02  # gone once the loop keeps its timers again
+    finally:
+        await lag.stop()
+
+
+def test_past_half_the_delay_bound_a_clients_command_is_refused_with_the_loop_lag_as_limit() -> None:
+    now = {"lag": 0.0}
+    admission = Admission(max_pending=100, max_delay_s=0.2, lag=lambda: now["lag"])
+    act = Act(action=None)
+    admission.check(act, 0, None)  # a free loop: accepted
+    now["lag"] = 0.09
+    admission.check(act, 0, None)  # under half the bound: accepted
+    now["lag"] = 0.15
+    with pytest.raises(RoomError) as refused:
+        admission.check(act, 0, None)
+    assert refused.value.code == "OVERLOADED" and refused.value.params["limit"] == "loop_lag"
+    assert 100 <= refused.value.params["retry_after_ms"] <= 5000
+    admission.check(BotTurn(seat=0, round_no=1, turn_no=1, actions=()), 0, None)  # the room's own work: never shed
