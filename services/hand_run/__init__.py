@@ -15,14 +15,19 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig, WebConfig
+from hand_auth.settings import AuthConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
+from hand_ledger.settings import LedgerConfig
+from hand_room.settings import RoomConfig
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
+from hand_web.settings import WebConfig
 
 from .bots import Bots
 from .keeper import BrokerKeeper
+from .settings import EmbeddedBrokerConfig
 
 __all__ = ["COMPONENTS", "Component", "build", "run"]
 
