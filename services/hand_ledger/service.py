@@ -42,7 +42,7 @@ def _room_id(room_id: str) -> str:
 
 class LedgerService(pb_grpc.LedgerServiceServicer):
     def __init__(self, store: LedgerStore, replays: Replays | None = None, *,
-                 verifier: Verifier | None = None, min_seq_wait_s: float = 5.0) -> None:
+                 verifier: Verifier | None = None, min_seq_wait_s: float) -> None:
         self.store = store
         self.min_seq_wait_s = min_seq_wait_s  # the longest a read with min_seq waits (caught_up.py)
         self.replays = replays or Replays(store)

@@ -23,7 +23,8 @@ CLIENT_COMMANDS = (Act, ComeBack, CreateRoom, JoinRoom, LeaveRoom, FillWithBots,
 
 
 class Admission:
-    def __init__(self, max_pending: int = 2000, max_delay_s: float = 0.25) -> None:
+    def __init__(self, max_pending: int, max_delay_s: float) -> None:
+        """Bounds from ``HAND_ROOM_MAX_PENDING`` and ``HAND_ROOM_MAX_QUEUE_DELAY_MS`` (RoomConfig)."""
         self.max_pending, self.max_delay_s = max_pending, max_delay_s
         self.refused = 0
 
