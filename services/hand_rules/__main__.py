@@ -1,6 +1,6 @@
 """``python -m hand_rules``: run the rules service until SIGTERM or SIGINT.
 
-Configuration comes only from the environment (``hand_common.config``); an
+Configuration comes only from the environment (``hand_rules.settings``); an
 invalid value exits with status 2 before any port is bound. A signal stops
 the server gracefully (``HAND_SHUTDOWN_GRACE_S``) and exits with status 0.
 """

@@ -242,7 +242,7 @@ COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:
     """Every component, configured from ``environ`` (default: the process environment).
 
-    Raises ``hand_common.config.ConfigError`` before anything starts.
+    Raises ``hand_common.env.ConfigError`` before anything starts.
     """
     stack = Stack()
     return [factory(environ, stack) for factory in COMPONENTS]
