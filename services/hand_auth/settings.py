@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from hand_common.config import GrpcServerConfig, IdentityConfig, LogConfig, RateLimitConfig
 from hand_common.env import EnvReader, EnvVar, integer, number, read_settings, setting, text
+from hand_common.metrics import port_or_off
 
 __all__ = ["LOADERS", "AuthConfig"]
 
@@ -43,7 +44,8 @@ REFRESH_TTL_S = EnvVar(
 )
 METRICS_PORT = EnvVar(
     "HAND_AUTH_METRICS_PORT", "off",
-    "Prometheus /metrics port of python -m hand_auth; 0 picks a free port; off: none"
+    "Prometheus /metrics port of python -m hand_auth; 0 picks a free port; off: none",
+    port_or_off,
 )
 
 

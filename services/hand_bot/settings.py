@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from hand_common.config import GrpcServerConfig, LogConfig
 from hand_common.env import EnvReader, EnvVar, integer, read_settings, setting, text
+from hand_common.metrics import port_or_off
 
 __all__ = ["LOADERS", "BotConfig"]
 
@@ -19,7 +20,8 @@ PORT = EnvVar(
 GROUP = EnvVar("HAND_BOT_GROUP", "hand-bots", "consumer group of the bot-service replicas", text)
 METRICS_PORT = EnvVar(
     "HAND_BOT_METRICS_PORT", "off",
-    "Prometheus /metrics port of python -m hand_bot; 0 picks a free port; off: none"
+    "Prometheus /metrics port of python -m hand_bot; 0 picks a free port; off: none",
+    port_or_off,
 )
 
 

@@ -30,7 +30,7 @@ from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
 from .env import EnvReader, EnvVar, declared
 
 __all__ = [
-    "FAST_BUCKETS", "PORT_VARS", "SLOW_BUCKETS", "MetricsEndpoint", "metrics_port", "sample",
+    "FAST_BUCKETS", "PORT_VARS", "SLOW_BUCKETS", "MetricsEndpoint", "metrics_port", "port_or_off", "sample",
     "serve_metrics",
 ]
 
@@ -57,13 +57,18 @@ PORT_VARS: Mapping[str, str] = {
 }
 
 
-def metrics_port(port_var: str, environ: Mapping[str, str] | None = None) -> int | None:
-    """The configured metrics port: ``None`` when ``off``; raises ``ConfigError`` when invalid."""
-    env = EnvReader(environ)
-    declared(port_var)  # KeyError: a port variable nobody declares
-    if env.raw(port_var).lower() == "off":
+def port_or_off(env: EnvReader, var: EnvVar[int | None]) -> int | None:
+    """The parser of a ``HAND_<SERVICE>_METRICS_PORT``: a port (0: a free one), or ``None`` for ``off``."""
+    if env.raw(var).lower() == "off":
         return None
-    port = env.integer(port_var, 0, 65535)
+    return env.integer(var, 0, 65535)
+
+
+def metrics_port(port_var: str | EnvVar[int | None], environ: Mapping[str, str] | None = None) -> int | None:
+    """The configured metrics port: ``None`` when ``off``; raises ``ConfigError`` when invalid.
+    ``port_var``: the variable, or its name (KeyError: a variable nobody declares)."""
+    env = EnvReader(environ)
+    port = env.get(declared(port_var) if isinstance(port_var, str) else port_var)
     env.check("metrics")
     return port
 
@@ -92,7 +97,7 @@ class MetricsEndpoint:
         self._thread.join(timeout=5)
 
 
-def serve_metrics(port_var: str, environ: Mapping[str, str] | None = None,
+def serve_metrics(port_var: str | EnvVar[int | None], environ: Mapping[str, str] | None = None,
                   registry: CollectorRegistry = REGISTRY) -> MetricsEndpoint | None:
     """Start the exposition server on ``HAND_METRICS_HOST`` and the port ``port_var`` names
     (``None``: off). ``OSError`` when the port cannot be bound, as for a gRPC port."""
@@ -102,7 +107,8 @@ def serve_metrics(port_var: str, environ: Mapping[str, str] | None = None,
     host = EnvReader(environ).get(METRICS_HOST)
     server, thread = start_http_server(port, addr=host, registry=registry)
     endpoint = MetricsEndpoint(host, server.server_port, server, thread)
-    log.info("metrics_listening", address=endpoint.target, variable=port_var)
+    log.info("metrics_listening", address=endpoint.target,
+             variable=port_var if isinstance(port_var, str) else port_var.name)
     return endpoint
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from hand_common.config import GrpcServerConfig, IdentityConfig, LogConfig, RateLimitConfig
 from hand_common.env import EnvReader, EnvVar, integer, number, raw, read_settings, setting, text
+from hand_common.metrics import port_or_off
 
 __all__ = ["DEV_HANDLE_SECRET", "LOADERS", "LedgerConfig"]
 
@@ -72,7 +73,8 @@ ROOM_ADDRESS = EnvVar(
 )
 METRICS_PORT = EnvVar(
     "HAND_LEDGER_METRICS_PORT", "off",
-    "Prometheus /metrics port of python -m hand_ledger; 0 picks a free port; off: none"
+    "Prometheus /metrics port of python -m hand_ledger; 0 picks a free port; off: none",
+    port_or_off,
 )
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from hand_common.config import GrpcServerConfig, IdentityConfig, LogConfig, RateLimitConfig
 from hand_common.env import EnvReader, EnvVar, integer, number, raw, read_settings, setting, switch, text
+from hand_common.metrics import port_or_off
 from hand_web.settings import ENABLED as WEB_ENABLED
 from hand_web.settings import HOST as WEB_HOST
 from hand_web.settings import PORT as WEB_PORT
@@ -151,7 +152,8 @@ LEDGER_ADDRESS = EnvVar(
 )
 METRICS_PORT = EnvVar(
     "HAND_ROOM_METRICS_PORT", "off",
-    "Prometheus /metrics port of python -m hand_room; 0 picks a free port; off: none"
+    "Prometheus /metrics port of python -m hand_room; 0 picks a free port; off: none",
+    port_or_off,
 )
 # --- play now (hand_room.matchmaking) ---
 MATCH_RANGE_START = EnvVar(

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from hand_common.config import GrpcServerConfig, IdentityConfig, LogConfig, RateLimitConfig
 from hand_common.env import EnvReader, EnvVar, integer, text
+from hand_common.metrics import port_or_off
 
 __all__ = ["LOADERS", "RulesConfig"]
 
@@ -22,7 +23,8 @@ PORT = EnvVar(
 )
 METRICS_PORT = EnvVar(
     "HAND_RULES_METRICS_PORT", "off",
-    "Prometheus /metrics port of python -m hand_rules; 0 picks a free port; off: none"
+    "Prometheus /metrics port of python -m hand_rules; 0 picks a free port; off: none",
+    port_or_off,
 )
 
 

@@ -27,7 +27,7 @@ from hand_web.settings import WebConfig
 
 from .bots import Bots
 from .keeper import BrokerKeeper
-from .settings import EmbeddedBrokerConfig
+from .settings import METRICS_PORT, EmbeddedBrokerConfig
 
 __all__ = ["COMPONENTS", "Component", "build", "run"]
 
@@ -152,7 +152,7 @@ class Metrics:
         from hand_common.metrics import metrics_port
 
         self.environ = environ
-        metrics_port("HAND_RUN_METRICS_PORT", environ)  # an invalid value fails before anything starts
+        metrics_port(METRICS_PORT, environ)  # an invalid value fails before anything starts
         self.endpoint: Any = None
 
     @property
@@ -164,7 +164,7 @@ class Metrics:
         from hand_common.tracing import configure_tracing
 
         configure_tracing("hand_run", self.environ)
-        self.endpoint = serve_metrics("HAND_RUN_METRICS_PORT", self.environ)
+        self.endpoint = serve_metrics(METRICS_PORT, self.environ)
 
     async def stop(self) -> None:
         if self.endpoint is not None:

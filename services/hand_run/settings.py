@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from hand_common.env import EnvReader, EnvVar, integer, read_settings, setting
+from hand_common.metrics import port_or_off
 
 __all__ = ["LOADERS", "EmbeddedBrokerConfig"]
 
@@ -23,7 +24,8 @@ BROKER_MAX_RSS_MB = EnvVar(
 METRICS_PORT = EnvVar(
     "HAND_RUN_METRICS_PORT", "0",
     "Prometheus /metrics port of make run (every service, one process); 0 picks a free port, printed "
-    "at start; off: none"
+    "at start; off: none",
+    port_or_off,
 )
 
 
