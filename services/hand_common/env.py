@@ -152,8 +152,6 @@ class EnvReader:
         name = var if isinstance(var, str) else var.name
         self.problems.append(f"{name}={value!r}: expected {expected}")
 
-    _fail = fail
-
     def text(self, var: EnvVar[Any] | str) -> str:
         value = self.raw(var)
         if any(c.isspace() for c in value):
