@@ -42,9 +42,9 @@ METHODS = {"Echo": "/hand.v1.RulesService/Echo", "ApplyAction": "/hand.v1.RulesS
 
 THREADED = """
 import asyncio, concurrent.futures
-from hand_common.config import RulesConfig
 from hand_common.logging import configure_logging
 from hand_rules.__main__ import serve
+from hand_rules.settings import RulesConfig
 config = RulesConfig.from_env()
 configure_logging(config.log)
 asyncio.run(serve(config, concurrent.futures.ThreadPoolExecutor({threads})))

@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 
-from hand_common.config import AuthConfig, load_or_exit
+from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
 
 from .server import AuthServer
+from .settings import AuthConfig
 
 
 async def serve(config: AuthConfig) -> None:

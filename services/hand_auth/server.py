@@ -10,13 +10,13 @@ from __future__ import annotations
 import structlog
 
 from hand.v1 import auth_service_pb2, auth_service_pb2_grpc
-from hand_common.config import AuthConfig
 from hand_common.grpc_server import ServedService
-from hand_common.readiness import Readiness
 from hand_common.identity import Verifier
+from hand_common.readiness import Readiness
 from hand_common.sessionkeys import private_key
 
 from .service import AuthService
+from .settings import AuthConfig
 from .store import AuthStore
 from .tokens import Signer
 

@@ -14,7 +14,7 @@ import signal
 
 import structlog
 
-from hand_common.config import BotConfig, load_or_exit
+from hand_common.env import load_or_exit
 from hand_common.logging import configure_logging
 from hand_common.metrics import serve_metrics
 from hand_common.tracing import configure_tracing
@@ -23,6 +23,7 @@ from hand_infra.topics import ensure_topics
 
 from .health import HealthServer
 from .service import BotService
+from .settings import METRICS_PORT, BotConfig
 
 log = structlog.get_logger("hand_bot")
 
@@ -39,7 +40,7 @@ async def serve(config: BotConfig) -> None:
         loop.add_signal_handler(sig, stop.set)
     configure_tracing("hand_bot")
     try:
-        metrics = serve_metrics("HAND_BOT_METRICS_PORT")
+        metrics = serve_metrics(METRICS_PORT)
         await health.start()
     except OSError as error:
         log.error("cannot start", error=str(error))

@@ -73,7 +73,7 @@ def answer(req: BotAsk) -> Command:
 class BotService:
     name = "bot"
 
-    def __init__(self, settings: KafkaSettings, *, group_id: str = "hand-bots",
+    def __init__(self, settings: KafkaSettings, *, group_id: str,
                  topics: dict[str, str] | None = None) -> None:
         self.settings, self.group_id = settings, group_id
         t = topics or {}

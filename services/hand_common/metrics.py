@@ -2,8 +2,8 @@
 
 One registry per process (``prometheus_client``'s default: ``make run`` puts
 every service in one process, so one endpoint shows them all). Each service
-has a port variable of its own (``HAND_<SERVICE>_METRICS_PORT``, registered in
-``hand_common.config``): ``off`` (the default for ``python -m``, so processes
+has a port variable of its own (``HAND_<SERVICE>_METRICS_PORT``, declared by the
+service's settings module): ``off`` (the default for ``python -m``, so processes
 started side by side never fight for a port), ``0`` for a free port, or a
 port; ``HAND_METRICS_HOST`` is the address (``0.0.0.0`` in a container).
 ``serve_until_signalled`` starts it for the rules, room, ledger and auth
@@ -27,10 +27,10 @@ from typing import Any
 import structlog
 from prometheus_client import REGISTRY, CollectorRegistry, start_http_server
 
-from .config import ENV_VARS, EnvReader
+from .env import EnvReader, EnvVar, declared
 
 __all__ = [
-    "FAST_BUCKETS", "PORT_VARS", "SLOW_BUCKETS", "MetricsEndpoint", "metrics_port", "sample",
+    "FAST_BUCKETS", "PORT_VARS", "SLOW_BUCKETS", "MetricsEndpoint", "metrics_port", "port_or_off", "sample",
     "serve_metrics",
 ]
 
@@ -40,6 +40,11 @@ log = structlog.get_logger("hand_common.metrics")
 FAST_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 #: Buckets of things that take seconds to hours (a match's length).
 SLOW_BUCKETS = (10.0, 30.0, 60.0, 120.0, 300.0, 600.0, 1200.0, 1800.0, 3600.0, 7200.0)
+
+METRICS_HOST = EnvVar(
+    "HAND_METRICS_HOST", "127.0.0.1",
+    "address the Prometheus /metrics endpoint listens on (0.0.0.0 in a container)"
+)
 
 #: The port variable of each process name (``serve_until_signalled``'s ``name``).
 PORT_VARS: Mapping[str, str] = {
@@ -52,13 +57,18 @@ PORT_VARS: Mapping[str, str] = {
 }
 
 
-def metrics_port(port_var: str, environ: Mapping[str, str] | None = None) -> int | None:
-    """The configured metrics port: ``None`` when ``off``; raises ``ConfigError`` when invalid."""
-    env = EnvReader(environ)
-    assert port_var in ENV_VARS, port_var
-    if env.raw(port_var).lower() == "off":
+def port_or_off(env: EnvReader, var: EnvVar[int | None]) -> int | None:
+    """The parser of a ``HAND_<SERVICE>_METRICS_PORT``: a port (0: a free one), or ``None`` for ``off``."""
+    if env.raw(var).lower() == "off":
         return None
-    port = env.integer(port_var, 0, 65535)
+    return env.integer(var, 0, 65535)
+
+
+def metrics_port(port_var: str | EnvVar[int | None], environ: Mapping[str, str] | None = None) -> int | None:
+    """The configured metrics port: ``None`` when ``off``; raises ``ConfigError`` when invalid.
+    ``port_var``: the variable, or its name (KeyError: a variable nobody declares)."""
+    env = EnvReader(environ)
+    port = env.get(declared(port_var) if isinstance(port_var, str) else port_var)
     env.check("metrics")
     return port
 
@@ -87,17 +97,18 @@ class MetricsEndpoint:
         self._thread.join(timeout=5)
 
 
-def serve_metrics(port_var: str, environ: Mapping[str, str] | None = None,
+def serve_metrics(port_var: str | EnvVar[int | None], environ: Mapping[str, str] | None = None,
                   registry: CollectorRegistry = REGISTRY) -> MetricsEndpoint | None:
     """Start the exposition server on ``HAND_METRICS_HOST`` and the port ``port_var`` names
     (``None``: off). ``OSError`` when the port cannot be bound, as for a gRPC port."""
     port = metrics_port(port_var, environ)
     if port is None:
         return None
-    host = EnvReader(environ).raw("HAND_METRICS_HOST")
+    host = EnvReader(environ).get(METRICS_HOST)
     server, thread = start_http_server(port, addr=host, registry=registry)
     endpoint = MetricsEndpoint(host, server.server_port, server, thread)
-    log.info("metrics_listening", address=endpoint.target, variable=port_var)
+    log.info("metrics_listening", address=endpoint.target,
+             variable=port_var if isinstance(port_var, str) else port_var.name)
     return endpoint
 
 

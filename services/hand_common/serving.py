@@ -15,7 +15,8 @@ from pathlib import Path
 
 import grpc
 
-from .config import EnvReader, GrpcServerConfig, RateLimitConfig
+from .config import TLS_CA_FILE, TLS_CERT_FILE, TLS_KEY_FILE, GrpcServerConfig, RateLimitConfig
+from .env import EnvReader
 from .door import DoorInterceptor
 from .identity import Verifier
 from .ratelimit import RateLimitInterceptor
@@ -55,10 +56,10 @@ def channel_credentials(environ: dict[str, str] | None = None) -> grpc.ChannelCr
     ``HAND_TLS_CA_FILE`` is set; with ``HAND_TLS_CERT_FILE``/``HAND_TLS_KEY_FILE`` the
     service also presents its own certificate (for servers that require mTLS)."""
     env = EnvReader(environ)
-    ca = env.raw("HAND_TLS_CA_FILE")
+    ca = env.get(TLS_CA_FILE)
     if not ca:
         return None
-    cert, key = env.raw("HAND_TLS_CERT_FILE"), env.raw("HAND_TLS_KEY_FILE")
+    cert, key = env.raw(TLS_CERT_FILE), env.raw(TLS_KEY_FILE)
     return grpc.ssl_channel_credentials(
         root_certificates=Path(ca).read_bytes(),
         private_key=Path(key).read_bytes() if key else None,

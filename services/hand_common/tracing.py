@@ -27,12 +27,24 @@ from typing import Any
 from opentelemetry import context as otel_context
 from opentelemetry import propagate, trace
 
-from .config import EnvReader
+from .env import EnvReader, EnvVar, number
 
 __all__ = [
     "add_trace_ids", "configure_tracing", "current", "disable_tracing", "enabled", "extract", "inject",
     "record_span", "start_span",
 ]
+
+OTLP_ENDPOINT = EnvVar(
+    "HAND_OTLP_ENDPOINT", "",
+    "OpenTelemetry collector (OTLP over gRPC, e.g. http://jaeger:4317) that traces are exported to; "
+    "empty: tracing off (no SDK installed, near-zero cost)"
+)
+TRACE_SAMPLE_RATIO = EnvVar(
+    "HAND_TRACE_SAMPLE_RATIO", "1",
+    "share of new traces recorded when HAND_OTLP_ENDPOINT is set (0 to 1; a caller's sampled flag is "
+    "followed)",
+    number(0, 1),
+)
 
 _NULL = contextlib.nullcontext()
 _state: dict[str, Any] = {"tracer": None, "provider": None}
@@ -48,8 +60,8 @@ def configure_tracing(service: str, environ: Mapping[str, str] | None = None, *,
     """Install tracing for ``service`` when ``HAND_OTLP_ENDPOINT`` is set (or an ``exporter``
     is given: tests pass an in-memory one, exported synchronously). Returns whether it is on."""
     env = EnvReader(environ)
-    endpoint = env.raw("HAND_OTLP_ENDPOINT")
-    ratio = env.number("HAND_TRACE_SAMPLE_RATIO", 0, 1)
+    endpoint = env.get(OTLP_ENDPOINT)
+    ratio = env.get(TRACE_SAMPLE_RATIO)
     env.check("tracing")
     if not endpoint and exporter is None:
         return False

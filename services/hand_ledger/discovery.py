@@ -30,6 +30,8 @@ from sqlalchemy import select
 from hand_infra._schema import outbox, room_events
 from hand_infra.topics import partition_of
 
+from .settings import DISCOVER_BATCH, DISCOVER_S
+
 CURSOR = "eventstore-outbox"
 
 
@@ -53,8 +55,8 @@ class Window:
 class RoomDiscovery:
     """Scans the event store's outbox for rooms behind in the archive; see the module doc."""
 
-    interval_s: float = 5.0
-    batch: int = 500
+    interval_s: float = DISCOVER_S.value
+    batch: int = DISCOVER_BATCH.value
     settle_s: float = 10.0
     discovered: int = 0  # rooms handed to gap repair
     _due: float = field(default=0.0)

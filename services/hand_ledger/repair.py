@@ -30,6 +30,7 @@ from hand_infra._schema import make_engine, room_events
 from hand_room.domain import decode, encode, private
 
 from .ordering import Delivered
+from .settings import REPAIR_AFTER_S
 
 log = structlog.get_logger("hand_ledger.repair")
 
@@ -46,7 +47,7 @@ class GapRepair:
     """Finds rooms without progress and reads their missing events from the store."""
 
     url: str
-    after_s: float = 3.0
+    after_s: float = REPAIR_AFTER_S.value
     max_backoff_s: float = 60.0
     batch: int = 1000
     repaired: int = 0

@@ -13,10 +13,9 @@ from __future__ import annotations
 import structlog
 
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc, tournament_service_pb2, tournament_service_pb2_grpc
-from hand_common.config import LedgerConfig
 from hand_common.grpc_server import ServedService
-from hand_common.readiness import Readiness
 from hand_common.identity import Verifier
+from hand_common.readiness import Readiness
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
@@ -25,6 +24,7 @@ from .consumer import LedgerConsumer
 from .discovery import RoomDiscovery
 from .repair import GapRepair
 from .service import LedgerService
+from .settings import LedgerConfig
 from .store import LedgerStore
 from .tournament_service import TournamentService
 from .tournament_store import TournamentStore

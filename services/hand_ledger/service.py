@@ -12,7 +12,6 @@ from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
 from hand_common import pagetoken
 from hand_common.accounts import MAX_HANDLE
-from hand_common.config import DEV_HANDLE_SECRET
 from hand_common.identity import Verifier, optional_player
 from hand_common.limits import DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE
 from hand_common.rpc import rpc
@@ -24,6 +23,7 @@ from .caught_up import caught_up
 from .privacy import Viewer
 from .replay import check
 from .replay_cache import Replays
+from .settings import DEV_HANDLE_SECRET
 from .status import STATUS, LedgerError
 from .store import LedgerStore
 
@@ -42,7 +42,7 @@ def _room_id(room_id: str) -> str:
 
 class LedgerService(pb_grpc.LedgerServiceServicer):
     def __init__(self, store: LedgerStore, replays: Replays | None = None, *,
-                 verifier: Verifier | None = None, min_seq_wait_s: float = 5.0) -> None:
+                 verifier: Verifier | None = None, min_seq_wait_s: float) -> None:
         self.store = store
         self.min_seq_wait_s = min_seq_wait_s  # the longest a read with min_seq waits (caught_up.py)
         self.replays = replays or Replays(store)

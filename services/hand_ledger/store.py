@@ -27,7 +27,6 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_common.config import DEV_HANDLE_SECRET
 from hand_infra.sqlstore import STORE_ERRORS, SqlStore
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
@@ -35,6 +34,7 @@ from ._schema import cursors, events, metadata
 from .caught_up import Progress
 from .ordering import Delivered
 from .project import project
+from .settings import DEV_HANDLE_SECRET
 
 log = structlog.get_logger("hand_ledger.store")
 

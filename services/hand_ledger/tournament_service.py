@@ -19,7 +19,6 @@ import structlog
 from hand.v1 import tournament_service_pb2 as pb
 from hand.v1 import tournament_service_pb2_grpc as pb_grpc
 from hand_common import pagetoken
-from hand_common.config import DEV_HANDLE_SECRET
 from hand_common.identity import Verifier, optional_player, require_player
 from hand_common.limits import MAX_ID
 from hand_common.rpc import rpc
@@ -28,6 +27,7 @@ from hand_rules.convert import selection_from_proto
 
 from . import tournament_messages as msg
 from .privacy import Viewer
+from .settings import DEV_HANDLE_SECRET
 from .status import STATUS, LedgerError
 from .tournament_scoring import Result
 from .tournament_store import CLOSED, OPEN, RUNNING, Tournament, TournamentStore

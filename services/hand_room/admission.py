@@ -24,13 +24,13 @@ CLIENT_COMMANDS = (Act, ComeBack, CreateRoom, JoinRoom, LeaveRoom, FillWithBots,
 
 
 class Admission:
-    """``lag``: how late the event loop runs (``loop_lag.LoopLag.seconds``; the owner
-    plugs its own in when none is given); past half the delay bound a client's command is
-    refused too — it would wait that long before any of
-    its work, in queues the pending count does not see (grpcio's, the loop's)."""
+    """Bounds from ``HAND_ROOM_MAX_PENDING`` and ``HAND_ROOM_MAX_QUEUE_DELAY_MS`` (RoomConfig).
+    ``lag``: how late the event loop runs (``loop_lag.LoopLag.seconds``; the owner plugs
+    its own in when none is given); past half the delay bound a client's command is
+    refused too — it would wait that long before any of its work, in queues the pending
+    count does not see (grpcio's, the loop's)."""
 
-    def __init__(self, max_pending: int = 2000, max_delay_s: float = 0.25,
-                 lag: Callable[[], float] | None = None) -> None:
+    def __init__(self, max_pending: int, max_delay_s: float, lag: Callable[[], float] | None = None) -> None:
         self.max_pending, self.max_delay_s, self.lag = max_pending, max_delay_s, lag
         self.refused = 0
 

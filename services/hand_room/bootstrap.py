@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass
 
-from hand_common.config import RoomConfig
 from hand_common.identity import Verifier
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
@@ -30,11 +29,12 @@ from .matchmaking import Matchmaker, NoRatings, RatingsPort, Schedule
 from .matchmaking.log import PoolLog
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
-from .quick_chat import ChatLimits
 from .publish import private_value, public_value
+from .quick_chat import ChatLimits
 from .repository import RoomRepository
 from .router import CommandRouter
 from .rules_port import RulesPort
+from .settings import RoomConfig
 
 
 @dataclass

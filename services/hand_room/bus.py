@@ -52,7 +52,7 @@ async def _partitions(consumer: AIOKafkaConsumer, topic: str) -> set[int]:
 
 class Bus:
     def __init__(self, settings: KafkaSettings, *, instance_id: str | None = None,
-                 command_timeout_s: float = 10.0, topics: dict[str, str] | None = None,
+                 command_timeout_s: float, topics: dict[str, str] | None = None,
                  feeds: "Feeds | None" = None, watch: "BrokerWatch | None" = None,
                  owns: Callable[[str], bool] = lambda room_id: False,
                  ownership_version: Callable[[], int] = lambda: 0) -> None:

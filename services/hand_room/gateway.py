@@ -72,18 +72,19 @@ _rpc = rpc(log, refuse=STATUS.refuse, bind=_bind)
 
 class RoomGateway(pb_grpc.RoomServiceServicer):
     def __init__(self, router: CommandRouter, store: EventStore, index: RoomIndex, repo: RoomRepository,
-                 feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float = 1.0,
+                 feeds: Feeds, *, verifier: Verifier | None = None, store_timeout_s: float,
                  creation: CreationLimits | None = None, waiting_ttl_s: int = 0,
-                 chat_limits: ChatLimits | None = None, matchmaker: Matchmaker | None = None,
+                 chat_limits: ChatLimits, matchmaker: Matchmaker | None = None,
                  ratings: RatingsPort | None = None, schedule: Schedule | None = None) -> None:
+        # store_timeout_s, chat_limits and schedule come from RoomConfig (hand_room.settings)
         self.router, self.store, self.index, self.repo, self.feeds = router, store, index, repo, feeds
         self.store_timeout_s = store_timeout_s  # a room read from the store (not cached) waits this long
         self.verifier = verifier
         self.creation, self.waiting_ttl_s = creation, waiting_ttl_s
         self.access = SeatAccess(lambda room_id, fresh: self._room(room_id, fresh=fresh), verifier)
-        self.chat = QuickChat(router, self.access, verifier, chat_limits or ChatLimits(30, 3))
-        self.play_now = (PlayNow(router, matchmaker, self.access, ratings, schedule or Schedule())
-                         if matchmaker is not None and ratings is not None else None)
+        self.chat = QuickChat(router, self.access, verifier, chat_limits)
+        self.play_now = (PlayNow(router, matchmaker, self.access, ratings, schedule)
+                         if matchmaker is not None and ratings is not None and schedule is not None else None)
         self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
         router.ownership.listeners.append(
             lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.announce_streams))

@@ -58,11 +58,12 @@ SWEEP_S = 30.0
 class RoomOwner(CommandPipeline):
     def __init__(self, store: EventStore, index: RoomIndex, settings: KafkaSettings,
                  rules: RulesPort, relay: OutboxRelay | None, *, ownership: OwnershipMap,
-                 group_id: str = "hand-room-owners",
-                 away_after_timeouts: int = 2, bot_grace_s: float = 5.0,
+                 group_id: str, away_after_timeouts: int, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
-                 feeds: "Feeds | None" = None, store_timeout_s: float = 1.0, presence_grace_s: float = 10.0,
-                 watch=None, admission: Admission | None = None, stale_after_s: float = 10.0) -> None:
+                 feeds: "Feeds | None" = None, store_timeout_s: float, presence_grace_s: float,
+                 watch=None, admission: Admission, stale_after_s: float) -> None:
+        # group_id, away_after_timeouts, store_timeout_s, presence_grace_s, admission's bounds and
+        # stale_after_s (the command timeout) come from RoomConfig (hand_room.settings): no defaults here
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
         self.group_id = group_id
         self.away_after = away_after_timeouts
@@ -92,8 +93,8 @@ class RoomOwner(CommandPipeline):
         self._producer: AIOKafkaProducer | None = None
         self._sweeper: asyncio.Task | None = None
         self.loop_lag = LoopLag()  # admission's view of the queues before the handlers
-        self.admission = admission or Admission(lag=lambda: self.loop_lag.seconds)
-        if admission is not None and admission.lag is None:
+        self.admission = admission
+        if admission.lag is None:
             admission.lag = lambda: self.loop_lag.seconds
         self.local = LocalQueue(self.handle, lambda cmd, exc: self._reply(cmd, self._refusal(cmd, exc)),
                                 self.admission)

@@ -9,7 +9,6 @@ import structlog
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 
 from hand.v1 import room_service_pb2, room_service_pb2_grpc
-from hand_common.config import RoomConfig
 from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
 from hand_common.readiness import Readiness
@@ -23,11 +22,12 @@ from .bootstrap import Instance, bootstrap
 from .bus import Bus
 from .feeds import Feeds
 from .index import RoomIndex
-from .owner import RoomOwner
 from .matchmaking import LedgerRatings, NoRatings
+from .owner import RoomOwner
 from .ownership import Endpoint
 from .repository import RoomRepository
 from .rules_port import GrpcRules, LocalRules
+from .settings import RoomConfig
 
 DESCRIPTOR = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
 SERVICE_NAME = DESCRIPTOR.full_name

@@ -32,7 +32,7 @@ ASK_AGAIN_S = 1.0
 class TurnTimers:
     def __init__(self, *, repo: RoomRepository, store, fire: Callable[[Command], Awaitable[object]],
                  owns: Callable[[str], bool], ask: Callable[[str, bytes], Awaitable[None]],
-                 away_after: int = 2, bot_grace_s: float = 5.0, store_timeout_s: float = 1.0) -> None:
+                 away_after: int, bot_grace_s: float = 5.0, store_timeout_s: float) -> None:
         self.repo, self.store, self._fire, self.owns, self._ask = repo, store, fire, owns, ask
         self.away_after, self.bot_grace_s, self.store_timeout_s = away_after, bot_grace_s, store_timeout_s
         self._timers: dict[str, asyncio.TimerHandle] = {}

@@ -1,6 +1,6 @@
 """``python -m hand_rules``: run the rules service until SIGTERM or SIGINT.
 
-Configuration comes only from the environment (``hand_common.config``); an
+Configuration comes only from the environment (``hand_rules.settings``); an
 invalid value exits with status 2 before any port is bound. A signal stops
 the server gracefully (``HAND_SHUTDOWN_GRACE_S``) and exits with status 0.
 """
@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 from concurrent.futures import Executor
 
-from hand_common.config import RulesConfig, load_or_exit
+from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
 from hand_web.server import start_beside
 
 from .server import RulesServer
+from .settings import RulesConfig
 
 
 async def serve(config: RulesConfig, executor: Executor | None = None) -> None:

@@ -15,14 +15,19 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, RoomConfig, RulesConfig, WebConfig
+from hand_auth.settings import AuthConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
+from hand_ledger.settings import LedgerConfig
+from hand_room.settings import RoomConfig
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
+from hand_web.settings import WebConfig
 
 from .bots import Bots
 from .keeper import BrokerKeeper
+from .settings import METRICS_PORT, EmbeddedBrokerConfig
 
 __all__ = ["COMPONENTS", "Component", "build", "run"]
 
@@ -147,7 +152,7 @@ class Metrics:
         from hand_common.metrics import metrics_port
 
         self.environ = environ
-        metrics_port("HAND_RUN_METRICS_PORT", environ)  # an invalid value fails before anything starts
+        metrics_port(METRICS_PORT, environ)  # an invalid value fails before anything starts
         self.endpoint: Any = None
 
     @property
@@ -159,7 +164,7 @@ class Metrics:
         from hand_common.tracing import configure_tracing
 
         configure_tracing("hand_run", self.environ)
-        self.endpoint = serve_metrics("HAND_RUN_METRICS_PORT", self.environ)
+        self.endpoint = serve_metrics(METRICS_PORT, self.environ)
 
     async def stop(self) -> None:
         if self.endpoint is not None:
@@ -237,7 +242,7 @@ COMPONENTS: list[Callable[[Mapping[str, str] | None, Stack], Component]] = [
 def build(environ: Mapping[str, str] | None = None) -> list[Component]:
     """Every component, configured from ``environ`` (default: the process environment).
 
-    Raises ``hand_common.config.ConfigError`` before anything starts.
+    Raises ``hand_common.env.ConfigError`` before anything starts.
     """
     stack = Stack()
     return [factory(environ, stack) for factory in COMPONENTS]

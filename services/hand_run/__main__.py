@@ -13,7 +13,8 @@ import sys
 # crash the child before its exec. Set before grpc is imported.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
-from hand_common.config import LogConfig, load_or_exit
+from hand_common.config import LogConfig
+from hand_common.env import load_or_exit
 from hand_common.logging import configure_logging
 
 from . import build, run

@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hand_common.config import BotConfig
+from hand_bot.settings import BotConfig
 
 if TYPE_CHECKING:
     from . import Stack

@@ -15,10 +15,9 @@ from pathlib import Path
 import structlog
 import uvicorn
 
-from hand_common.config import WebConfig
-
 from .adapter import ServiceApp
 from .app import WebApp
+from .settings import WebConfig
 
 __all__ = ["DEFAULT_STATIC_DIR", "WebServer", "start_beside"]
 

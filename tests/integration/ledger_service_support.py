@@ -14,11 +14,12 @@ from grpc_status import rpc_status
 from hand.v1 import errors_pb2
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
 from hand_auth.tokens import Signer
-from hand_common.config import IdentityConfig, LedgerConfig
+from hand_common.config import IdentityConfig
 from hand_common.sessionkeys import private_key
 from hand_common.status import from_status
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_sim.matches import play_match
 
 def signed_in(player_id: str) -> tuple[tuple[str, str], ...]:

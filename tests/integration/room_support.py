@@ -16,13 +16,13 @@ from grpc_status import rpc_status
 from hand.v1 import actions_pb2, errors_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import RoomConfig
 from hand_common.status import from_status
 from hand_engine import Options, resolve
 from hand_engine.cards import hand_value
 from hand_engine.search import candidates, max_value
 from hand_infra.topics import ensure_topics
 from hand_room.server import RoomServer
+from hand_room.settings import RoomConfig
 
 
 def rule_error_of(exc: grpc.aio.AioRpcError):

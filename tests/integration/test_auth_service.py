@@ -22,14 +22,16 @@ from hand.v1 import errors_pb2
 from hand.v1 import ledger_service_pb2 as lpb
 from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
 from hand_auth.server import AuthServer
+from hand_auth.settings import AuthConfig
 from hand_auth.tokens import Signer
-from hand_common.config import AuthConfig, IdentityConfig, LedgerConfig
+from hand_common.config import IdentityConfig
 from hand_common.identity import Verifier
 from hand_common.sessionkeys import dev_private_key
+from hand_common.status import from_status
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger import _schema as ledger_schema
 from hand_ledger.server import LedgerServer
-from hand_common.status import from_status
+from hand_ledger.settings import LedgerConfig
 
 DEVICE = "device-0123456789abcdef"
 

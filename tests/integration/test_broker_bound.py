@@ -12,10 +12,10 @@ import pytest
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from hand_common.config import EmbeddedBrokerConfig
 from hand_infra.settings import kafka_settings
 from hand_infra.topics import BOT_REQUESTS, PROJECT_TOPICS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, topic_configs
 from hand_run import Broker, Stack
+from hand_run.settings import EmbeddedBrokerConfig
 
 pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="bounds the embedded broker")
 

@@ -19,10 +19,10 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
 from hand_infra.eventstore import EventStore
 from hand_infra.settings import kafka_settings
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_room.domain.commands import Command, TurnTimeout
 from hand_room.domain.errors import RoomError
 from hand_room.server import RoomServer

@@ -19,9 +19,9 @@ import pytest
 from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
 from hand_infra.settings import kafka_settings
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_room.owner import partition_of
 from hand_run import Broker, Stack
 

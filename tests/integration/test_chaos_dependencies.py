@@ -29,13 +29,13 @@ import pytest
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
 from hand_infra import _proc
 from hand_infra.broker import TansuBroker
 from hand_infra.postgres import TempPostgres, create_database
 from hand_infra.settings import KafkaSettings, kafka_settings
 from hand_infra.topics import ensure_topics
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 
 from .chaos_support import MatchDriver, assert_fast_unavailable, assert_stored_once, assert_streams_and_ledger_agree
 from .failover_support import PARTITIONS, ROOT, Instance

@@ -16,13 +16,15 @@ from structlog.testing import capture_logs
 
 from hand.v1 import errors_pb2, ledger_service_pb2, options_pb2, rules_service_pb2
 from hand_auth.tokens import Signer
-from hand_common.config import LedgerConfig, RateLimitConfig, RulesConfig
+from hand_common.config import RateLimitConfig
 from hand_common.identity import Verifier
-from hand_common.sessionkeys import dev_private_key
 from hand_common.serving import edge_interceptors
-from hand_ledger.server import LedgerServer
+from hand_common.sessionkeys import dev_private_key
 from hand_common.status import from_status
+from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 
 
 async def refused(call) -> tuple[grpc.StatusCode, str, dict[str, str], str]:

@@ -32,13 +32,15 @@ import hand_engine as engine
 from hand.v1 import (
     auth_service_pb2, auth_service_pb2_grpc, ledger_service_pb2, options_pb2, rules_service_pb2,
 )
-from hand_rules import convert
 from hand_auth.server import AuthServer
-from hand_common.config import AuthConfig, LedgerConfig, RulesConfig
+from hand_auth.settings import AuthConfig
 from hand_ledger import _schema as ledger_schema
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
+from hand_rules import convert
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 from tests.integration.fuzz_support import Tally, fuzz_method
 from hand_sim.matches import play_match, seat_token
 

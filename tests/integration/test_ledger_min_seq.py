@@ -13,9 +13,9 @@ import pytest
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import ledger_service_pb2_grpc as pb_grpc
-from hand_common.config import LedgerConfig
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_sim.matches import play_match
 from tests.integration.ledger_service_support import refused
 

@@ -9,11 +9,11 @@ import grpc
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import room_pb2
 from hand_common.accounts import public_handle
-from hand_common.config import DEV_HANDLE_SECRET
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.grpc_messages import sheet_to_proto
 from hand_ledger.privacy import Viewer
 from hand_ledger.reads import SeatInfo, Sheet
+from hand_ledger.settings import DEV_HANDLE_SECRET
 from hand_sim.matches import play_match
 
 from .ledger_service_support import ledger, refused, signed_in  # noqa: F401 - fixture

@@ -16,10 +16,11 @@ from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_auth.tokens import Signer
-from hand_common.config import IdentityConfig, LedgerConfig
+from hand_common.config import IdentityConfig
 from hand_common.sessionkeys import private_key
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_room.domain import complete, decode, to_proto
 
 from .room_support import (

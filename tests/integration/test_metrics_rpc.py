@@ -19,11 +19,12 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc as pb_grpc
-from hand_common.config import RulesConfig, WebConfig
 from hand_common.metrics import serve_metrics
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
+from hand_web.settings import WebConfig
 
 SERVICE = pb.DESCRIPTOR.services_by_name["RulesService"]
 RPC_LABELS = {"service", "method", "transport", "code", "error_code"}

@@ -260,7 +260,7 @@ async def test_the_owner_can_use_the_rules_service_and_a_rules_outage_is_unavail
     """The in-process engine is the default; HAND_RULES_ADDRESS makes the owner call the
     rules service. While that service is down a move fails fast with UNAVAILABLE (and a
     retry hint) and changes nothing; once it is back the same action id goes through."""
-    from hand_common.config import RulesConfig
+    from hand_rules.settings import RulesConfig
     from hand_rules.server import RulesServer
 
     rules = RulesServer(RulesConfig.from_env({"HAND_RULES_PORT": "0"}).server)

@@ -25,12 +25,12 @@ import hand_engine
 from hand.v1 import actions_pb2, cards_pb2, errors_pb2, options_pb2, views_pb2
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc as pb_grpc
-from hand_common.config import RulesConfig
 from hand_common.healthcheck import check
+from hand_common.status import from_status
 from hand_engine import parse_cards, resolve
 from hand_rules.convert import action_from_proto, state_from_proto, state_to_proto
-from hand_common.status import from_status
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 from hand_sim.positions import build
 
 LIMIT = 64 * 1024  # HAND_GRPC_MAX_MESSAGE_BYTES of the in-process server

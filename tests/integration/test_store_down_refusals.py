@@ -23,10 +23,11 @@ from hand.v1 import errors_pb2
 from hand.v1 import ledger_service_pb2 as lpb
 from hand.v1 import ledger_service_pb2_grpc as lpb_grpc
 from hand_auth.server import AuthServer
-from hand_common.config import AuthConfig, LedgerConfig
+from hand_auth.settings import AuthConfig
 from hand_common.status import from_status
 from hand_infra.postgres import TempPostgres, create_database
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 
 DEVICE = "device-0123456789abcdef"
 SHEET = lpb.GetScoreSheetRequest(room_id="no-such-room")

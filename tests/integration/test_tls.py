@@ -17,10 +17,11 @@ from cryptography.x509.oid import NameOID
 
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc as pb_grpc
-from hand_common.config import ConfigError, RulesConfig
+from hand_common.env import ConfigError
 from hand_common.serving import channel_credentials
 from hand_infra.settings import kafka_settings
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 
 
 def _name(common: str) -> x509.Name:

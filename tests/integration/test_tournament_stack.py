@@ -21,10 +21,11 @@ from hand.v1 import tournament_service_pb2 as pb
 from hand.v1 import tournament_service_pb2_grpc as pb_grpc
 from hand_auth.tokens import Signer
 from hand_bot.service import BotService
-from hand_common.config import IdentityConfig, LedgerConfig
+from hand_common.config import IdentityConfig
 from hand_common.sessionkeys import private_key
-from hand_ledger.server import LedgerServer
 from hand_ledger.reads import load_events
+from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_room.domain import RoundDealt
 
 from .room_support import make_topics, name, refusal, start_instance, topics_for

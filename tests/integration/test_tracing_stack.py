@@ -19,9 +19,9 @@ from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanE
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common import tracing
-from hand_common.config import LedgerConfig
 from hand_infra.settings import KafkaSettings
 from hand_ledger.server import LedgerServer
+from hand_ledger.settings import LedgerConfig
 from hand_room.server import RoomServer
 
 from .room_support import create_room, join_all, room_config

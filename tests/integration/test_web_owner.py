@@ -17,9 +17,9 @@ from connectrpc.protocol import ProtocolType
 from hand.v1 import actions_pb2, errors_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import WebConfig
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
+from hand_web.settings import WebConfig
 
 from .room_support import create_room, make_topics, start_instance, topics_for, wait_for
 from .web_support import PROTOCOLS, client

@@ -18,10 +18,12 @@ from connectrpc.protocol import ProtocolType
 from hand.v1 import errors_pb2
 from hand.v1 import rules_service_pb2 as pb
 from hand.v1 import rules_service_pb2_grpc as pb_grpc
-from hand_common.config import RateLimitConfig, RulesConfig, WebConfig
+from hand_common.config import RateLimitConfig
 from hand_rules.server import RulesServer
+from hand_rules.settings import RulesConfig
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
+from hand_web.settings import WebConfig
 
 from .web_support import PROTOCOLS
 from .web_support import client as _client

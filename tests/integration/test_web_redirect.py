@@ -20,10 +20,10 @@ from connectrpc.protocol import ProtocolType
 from hand.v1 import errors_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_common.config import WebConfig
 from hand_room.status import to_status
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
+from hand_web.settings import WebConfig
 
 from .web_support import PROTOCOLS, client, preflight
 

@@ -19,11 +19,12 @@ from hand.v1 import errors_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_auth.tokens import Signer
-from hand_common.config import IdentityConfig, WebConfig
+from hand_common.config import IdentityConfig
 from hand_common.sessionkeys import private_key
 from hand_common.status import from_status
 from hand_web.adapter import method_info
 from hand_web.server import WebServer
+from hand_web.settings import WebConfig
 
 from .room_support import make_topics, selection, start_instance, topics_for
 

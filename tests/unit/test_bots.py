@@ -10,8 +10,8 @@ from dataclasses import replace
 import pytest
 
 import hand_bot
-from hand_bot.policy import ALL_LEVELS, LEVELS, choose_moves, plan
 from hand.v1 import room_bus_pb2
+from hand_bot.policy import ALL_LEVELS, LEVELS, choose_moves, plan
 from hand_bot.service import BotAsk, answer, ask_from_proto, request_seed
 from hand_room.kafka_messages import bot_request
 from hand_engine import (
@@ -251,12 +251,14 @@ def test_determinize_keeps_the_public_position() -> None:
 
 
 def test_bot_config_reads_its_registered_variables() -> None:
-    from hand_common.config import ENV_VARS, BotConfig, ConfigError
+    from hand_bot.settings import BotConfig
+    from hand_common.env import ConfigError
+    from hand_common.settings_index import all_env_vars
 
     default = BotConfig.from_env({})
     assert (default.server.port, default.group_id) == (50054, "hand-bots")
     custom = BotConfig.from_env({"HAND_BOT_PORT": "0", "HAND_BOT_GROUP": "g1", "HAND_BOT_HOST": "0.0.0.0"})
     assert (custom.server.port, custom.group_id, custom.server.host) == (0, "g1", "0.0.0.0")
-    assert {"HAND_BOT_HOST", "HAND_BOT_PORT", "HAND_BOT_GROUP"} <= set(ENV_VARS)
+    assert {"HAND_BOT_HOST", "HAND_BOT_PORT", "HAND_BOT_GROUP"} <= set(all_env_vars())
     with pytest.raises(ConfigError, match="HAND_BOT_PORT"):
         BotConfig.from_env({"HAND_BOT_PORT": "70000"})

@@ -6,15 +6,12 @@ import dataclasses
 
 import pytest
 
-from hand_common.config import (
-    ENV_VARS,
-    SERVICES,
-    ConfigError,
-    GrpcServerConfig,
-    LogConfig,
-    RulesConfig,
-    load_or_exit,
-)
+from hand_common.config import SERVICES, GrpcServerConfig, LogConfig
+from hand_common.env import ConfigError, load_or_exit
+from hand_common.settings_index import all_env_vars, all_loaders
+from hand_rules.settings import RulesConfig
+
+ENV_VARS = all_env_vars()  # every service's declared variables (the collector)
 
 
 def test_an_empty_environment_gives_the_documented_defaults() -> None:
@@ -29,9 +26,18 @@ def test_an_empty_environment_gives_the_documented_defaults() -> None:
 
 
 def test_every_registered_default_parses() -> None:
-    """The registry's defaults are themselves valid values."""
+    """The declared defaults are themselves valid values: every service's settings (and the
+    shared and infrastructure ones) built from an empty environment equal those built from
+    an environment that spells every default out."""
     environ = {name: var.default for name, var in ENV_VARS.items()}
     assert RulesConfig.from_env(environ) == RulesConfig.from_env({})
+    loaders = all_loaders()
+    built = {getattr(load, "__qualname__", repr(load)) for load in loaders}
+    assert {"RulesConfig.from_env", "RoomConfig.from_env", "BotConfig.from_env", "LedgerConfig.from_env",
+            "AuthConfig.from_env", "WebConfig.from_env", "EmbeddedBrokerConfig.from_env",
+            "kafka_settings"} <= built, built
+    for load in loaders:
+        assert load(environ) == load({}), load
 
 
 def test_every_variable_is_described_and_prefixed() -> None:

@@ -21,7 +21,10 @@ import kubernetes_validate
 import pytest
 import yaml
 
-from hand_common.config import ENV_VARS, SERVICES
+from hand_common.config import SERVICES
+from hand_common.settings_index import all_env_vars
+
+ENV_VARS = all_env_vars()  # every service's declared variables (the collector)
 
 ROOT = Path(__file__).resolve().parents[2]
 COMPOSE = ROOT / "docker-compose.yml"
@@ -243,6 +246,21 @@ def test_the_deploy_readme_documents_every_registered_variable() -> None:
     text = DEPLOY_README.read_text(encoding="utf-8")
     missing = [name for name in ENV_VARS if f"`{name}`" not in text]
     assert not missing
+
+
+def test_the_deploy_readme_table_gives_each_variable_its_declared_default() -> None:
+    """The table of "Environment variables" shows the default each service declares:
+    ``value`` or ``empty`` (a note may follow; ``(empty: …)`` explains what empty means)."""
+    text = DEPLOY_README.read_text(encoding="utf-8")
+    section = text[text.index("## Environment variables"):]
+    section = section[:section.index("\n## ", 1)]
+    rows = re.findall(r"^\| `([A-Z0-9_]+)` \| ([^|]*) \|", section, re.M)
+    assert {name for name, _ in rows} == set(ENV_VARS)
+    for name, shown in rows:
+        default = ENV_VARS[name].default
+        expected = "empty" if not default else f"`{default}`"
+        first = re.match(r"\(?(empty|`[^`]*`)", shown.strip())
+        assert first and first.group(1) == expected, (name, shown, default)
 
 
 def test_compose_ports_and_health_checks_use_the_configured_port() -> None:

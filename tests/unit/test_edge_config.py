@@ -4,9 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from hand_common.config import (
-    ENV_VARS, AuthConfig, ConfigError, LedgerConfig, RateLimitConfig, RoomConfig, RulesConfig,
-)
+from hand_auth.settings import AuthConfig
+from hand_common.config import RateLimitConfig
+from hand_common.env import ConfigError
+from hand_common.settings_index import all_env_vars
+from hand_ledger.settings import LedgerConfig
+from hand_room.settings import RoomConfig
+from hand_rules.settings import RulesConfig
+
+ENV_VARS = all_env_vars()  # every service's declared variables (the collector)
 
 
 def test_every_default_of_the_auth_service_parses() -> None:

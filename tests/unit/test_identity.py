@@ -10,7 +10,8 @@ import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from hand_auth.tokens import Signer
-from hand_common.config import ConfigError, IdentityConfig
+from hand_common.config import IdentityConfig
+from hand_common.env import ConfigError
 from hand_common.identity import MAX_TOKEN, Verifier, bearer
 from hand_common.refusal import Refusal
 from hand_common.sessionkeys import b64, dev_private_key, kid, public_keys

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hand_infra.settings import DEFAULT_EVENTSTORE_URL, eventstore_url, kafka_settings
+from hand_infra.settings import EVENTSTORE_URL, eventstore_url, kafka_settings
 
 
 def test_without_a_bootstrap_server_the_embedded_broker_is_used() -> None:
@@ -46,7 +46,7 @@ def test_consumers_commit_by_hand_from_earliest_with_bounded_fetch_wait_and_fail
 
 
 def test_the_event_store_defaults_to_a_sqlite_file() -> None:
-    assert eventstore_url({}) == DEFAULT_EVENTSTORE_URL
+    assert eventstore_url({}) == EVENTSTORE_URL.default == "sqlite:///var/hand-events.db"
     assert eventstore_url({"HAND_EVENTSTORE_URL": "postgresql://h/db"}) == "postgresql://h/db"
 
 

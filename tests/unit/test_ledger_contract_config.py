@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from hand.v1 import ledger_service_pb2, ledger_service_pb2_grpc
-from hand_common.config import SERVICES, ConfigError, LedgerConfig
+from hand_common.config import SERVICES
+from hand_common.env import ConfigError
 from hand_ledger import sheets
 from hand_ledger.grpc_messages import OUTCOME
+from hand_ledger.settings import LedgerConfig
 
 RPCS = ("GetScoreSheet", "GetMatchResult", "GetPlayerStats", "GetLeaderboard", "GetReplay", "CheckReplay",
         "VerifyDeal")

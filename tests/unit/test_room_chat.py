@@ -20,6 +20,7 @@ from hand_room.domain.command_codec import command_from_proto, decode_command, e
 from hand_room.domain.commands import Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, StartMatch
 from hand_room.domain.errors import RoomError
 from hand_room.quick_chat import ChatLimits
+from hand_room.settings import AWAY_AFTER_TIMEOUTS, STORE_TIMEOUT_S
 from hand_room.turns import TurnTimers
 from tests.room_domain_support import Room
 
@@ -208,7 +209,8 @@ def test_bots_ignore_chat_a_chat_during_a_bots_turn_asks_it_nothing_again() -> N
         pass
 
     async def run() -> None:
-        timers = TurnTimers(repo=None, store=_Store(r.events), fire=fire, owns=lambda _: True, ask=ask)
+        timers = TurnTimers(repo=None, store=_Store(r.events), fire=fire, owns=lambda _: True, ask=ask,
+                            away_after=AWAY_AFTER_TIMEOUTS.value, store_timeout_s=STORE_TIMEOUT_S.value)
         timers.arm(before)
         await asyncio.sleep(0.05)
         timers.arm(after)  # what the owner would do if chat re-armed the room's turn

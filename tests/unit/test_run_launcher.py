@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from hand_common.config import ConfigError
+from hand_common.env import ConfigError
 from hand_run import build, run
 
 

@@ -28,7 +28,7 @@ def test_no_endpoint_installs_no_exporter_and_spans_are_free() -> None:
 def test_an_invalid_sample_ratio_is_a_configuration_error() -> None:
     import pytest
 
-    from hand_common.config import ConfigError
+    from hand_common.env import ConfigError
     with pytest.raises(ConfigError, match="HAND_TRACE_SAMPLE_RATIO"):
         tracing.configure_tracing("hand_test", {"HAND_OTLP_ENDPOINT": "http://x:4317",
                                                 "HAND_TRACE_SAMPLE_RATIO": "2"})

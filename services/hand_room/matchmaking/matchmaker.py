@@ -47,7 +47,7 @@ def parse_key(key: str) -> tuple[str, int]:
 
 class Matchmaker:
     def __init__(self, pools: PoolLog, router: CommandRouter, repo: RoomRepository, schedule: Schedule,
-                 *, tick_s: float = 0.25, waiting_ttl_s: int = 0) -> None:
+                 *, tick_s: float, waiting_ttl_s: int = 0) -> None:
         self.log, self.router, self.repo, self.schedule = pools, router, repo, schedule
         self.tick_s, self.waiting_ttl_s = tick_s, waiting_ttl_s
         self.pools: dict[str, Pool] = {}

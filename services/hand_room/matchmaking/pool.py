@@ -29,14 +29,14 @@ LEVELS = ((5.0, "beginner"), (15.0, "middle"), (25.0, "strong"), (float("inf"), 
 
 @dataclass(frozen=True)
 class Schedule:
-    """How ranges widen and when bots fill (``HAND_MATCH_*``)."""
+    """How ranges widen and when bots fill (``HAND_MATCH_*``: RoomConfig, hand_room.settings)."""
 
-    range_start: float = 3.0
-    range_step: float = 3.0
-    step_s: float = 5.0
-    range_max: float = 50.0
-    bot_fill_s: float = 30.0
-    quit_ladder_s: tuple[float, ...] = (0.0, 0.0, 60.0, 300.0, 900.0, 3600.0)
+    range_start: float
+    range_step: float
+    step_s: float
+    range_max: float
+    bot_fill_s: float
+    quit_ladder_s: tuple[float, ...]
 
     def delay(self, quits: int) -> float:
         """How long a player with ``quits`` recent quits is held (the ladder's last step beyond it)."""
