@@ -2,8 +2,8 @@
 
 ``configure_tracing(service)`` (called once per process by
 ``serve_until_signalled``, the bot's ``__main__`` and ``hand_run``) installs the
-SDK's ``TracerProvider`` with a batching OTLP/gRPC exporter only when
-``HAND_OTLP_ENDPOINT`` is set; otherwise nothing is installed and
+SDK's ``TracerProvider`` with a batching OTLP/HTTP exporter (protobuf, the
+collector's ``/v1/traces``) only when ``HAND_OTLP_ENDPOINT`` is set; otherwise nothing is installed and
 ``start_span`` hands back one shared ``nullcontext`` — no span object, no
 context switch (docs/decisions/0021-metrics-and-traces.md). With tracing on,
 gRPC clients made afterwards carry the context (``opentelemetry-instrumentation-grpc``'s
@@ -36,8 +36,8 @@ __all__ = [
 
 OTLP_ENDPOINT = EnvVar(
     "HAND_OTLP_ENDPOINT", "",
-    "OpenTelemetry collector (OTLP over gRPC, e.g. http://jaeger:4317) that traces are exported to; "
-    "empty: tracing off (no SDK installed, near-zero cost)"
+    "OpenTelemetry collector (OTLP over HTTP, e.g. http://jaeger:4318; /v1/traces is added) that "
+    "traces are exported to; empty: tracing off (no SDK installed, near-zero cost)"
 )
 TRACE_SAMPLE_RATIO = EnvVar(
     "HAND_TRACE_SAMPLE_RATIO", "1",
@@ -73,9 +73,11 @@ def configure_tracing(service: str, environ: Mapping[str, str] | None = None, *,
     provider = TracerProvider(resource=Resource.create({"service.name": service}),
                               sampler=ParentBased(TraceIdRatioBased(ratio)))
     if exporter is None:
-        from opentelemetry.exporter.otlp.proto.grpc.trace_exporter import OTLPSpanExporter
-        provider.add_span_processor(BatchSpanProcessor(
-            OTLPSpanExporter(endpoint=endpoint, insecure=endpoint.startswith("http://"))))
+        # OTLP over HTTP, not gRPC: the gRPC exporter's blocking channel, driven from the batch
+        # processor's thread beside grpc.aio in the same process, once aborted a room instance
+        # at start ("epoll_wait: Bad file descriptor", decision 0021)
+        from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
+        provider.add_span_processor(BatchSpanProcessor(OTLPSpanExporter(endpoint=traces_url(endpoint))))
     else:
         provider.add_span_processor(SimpleSpanProcessor(exporter))
     if install_global:
@@ -84,6 +86,15 @@ def configure_tracing(service: str, environ: Mapping[str, str] | None = None, *,
         GrpcAioInstrumentorClient().instrument()  # channels made from now on inject the context
     _state.update(tracer=provider.get_tracer("hand"), provider=provider)
     return True
+
+
+def traces_url(endpoint: str) -> str:
+    """The collector's traces URL: ``endpoint`` itself when it names a path, else
+    ``<endpoint>/v1/traces`` (OTLP/HTTP's default path)."""
+    scheme, _, rest = endpoint.partition("://")
+    if "/" in rest.strip("/"):
+        return endpoint
+    return endpoint.rstrip("/") + "/v1/traces"
 
 
 def disable_tracing() -> None:

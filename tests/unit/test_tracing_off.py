@@ -30,6 +30,6 @@ def test_an_invalid_sample_ratio_is_a_configuration_error() -> None:
 
     from hand_common.env import ConfigError
     with pytest.raises(ConfigError, match="HAND_TRACE_SAMPLE_RATIO"):
-        tracing.configure_tracing("hand_test", {"HAND_OTLP_ENDPOINT": "http://x:4317",
+        tracing.configure_tracing("hand_test", {"HAND_OTLP_ENDPOINT": "http://x:4318",
                                                 "HAND_TRACE_SAMPLE_RATIO": "2"})
     assert not tracing.enabled()
