@@ -13,7 +13,7 @@ const en = {
   stage: "Stage selected", suggest: "Suggest", clearStaging: "Clear", layOff: "Lay off",
   retrieve: "Retrieve joker", sortSuit: "Sort by suit", sortRank: "Sort by rank",
   stock: "Stock", pile: "Discard pile", table: "Table", staging: "Staging", yourHand: "Your hand",
-  yourTurn: "Your turn", turnOf: (n: string) => `${n}'s turn`, cards: (n: number) => `${num(n)} cards`,
+  yourTurn: "Your turn", turnOf: (n: string) => `${n}'s turn`, cards: (n: number) => (n === 1 ? `${num(n)} card` : `${num(n)} cards`),
   more: (n: number) => `${num(n)} more needed`, scoreSheet: "Score sheet", round: "Round", total: "Total",
   cardsLeft: "Cards left", score: "Score", matchOver: "Match over", winner: "Winner", winners: "Winners",
   close: "Close", replay: "Replay", stepBack: "Step back", stepForward: "Step forward",
