@@ -81,9 +81,9 @@ test("phone, Arabic: the same on screen, and the mode, the bots, the timer and t
   await p.getByRole("main").getByText("هاند", { exact: true }).waitFor(); // the waiting room names the mode
   await p.getByRole("button", { name: /املأ/ }).click();
   // the log: the room's events as Arabic sentences, the bots by their Arabic names ("bot-1" on the wire)
-  const log = p.getByRole("list", { name: "log" });
+  const waitingLog = p.getByRole("log", { name: "log" });
   for (const line of ["فُتحت الغرفة (هاند)", "جلس ليلى", "ليلى متصل", "جلس روبوت ١", "جلس روبوت ٣"]) {
-    await log.getByText(line, { exact: true }).waitFor();
+    await waitingLog.getByText(line, { exact: true }).waitFor();
   }
   await p.getByRole("button", { name: /ابدأ/ }).click();
   const roomId = new URL(p.url()).hash.split("/")[2];
@@ -95,6 +95,7 @@ test("phone, Arabic: the same on screen, and the mode, the bots, the timer and t
   assert.match(timer, /[٠-٩]+ ث/, timer);
   assert.doesNotMatch(timer, /[0-9]|\bs\b/, timer);
   await openAndCheck(p, "ليلى", true);
+  const log = p.getByRole("list", { name: "log" });
   await log.getByText(/^روبوت [١-٣] /).first().waitFor(); // the bots' moves
   const lines = await log.locator("li").allInnerTexts();
   assert.ok(lines.length > 0 && lines.every((l) => /[\u0600-\u06ff]/.test(l) && !/\b[a-z]+_[a-z_]+\b|bot-/.test(l)),

@@ -172,7 +172,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         <button type="button" onClick={fill}>{tx.fillBots}</button>
         <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
       </div>}
-      <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
+      {/* who came and went while the room waits (role "log": lines, not a second list beside the seats) */}
+      <div class="log" role="log" aria-label="log">{log.slice(-8).map((l) => <div>{l()}</div>)}</div>
     </main>;
   }
 
