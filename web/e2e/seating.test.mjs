@@ -25,8 +25,8 @@ test("a partnership match shows your partner, both teams and the seats round the
   const roomId = new URL(p.url()).hash.split("/")[2];
 
   const seating = p.getByRole("region", { name: "Seating" });
-  await seating.getByText("Your partner: bot-2").waitFor(); // seat 0's partner sits opposite
-  await seating.getByText("Opponents: bot-1 + bot-3").waitFor();
+  await seating.getByText("Your partner: Bot 2").waitFor(); // seat 0's partner sits opposite
+  await seating.getByText("Opponents: Bot 1 + Bot 3").waitFor();
   const spots = await seating.locator("li.spot").evaluateAll((els) => els.map((e) => [Number(e.dataset.seat), e.className]));
   assert.deepEqual(spots.map(([seat]) => seat), [0, 1, 2, 3]); // play order from you
   const place = Object.fromEntries(spots.map(([seat, cls]) => [seat, cls.split(" ")[1]]));

@@ -8,9 +8,9 @@ import { RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 import { LedgerService } from "./gen/hand/v1/ledger_service_pb";
 import { RoomService } from "./gen/hand/v1/room_service_pb";
 import { RulesService } from "./gen/hand/v1/rules_service_pb";
-import { getLang } from "./i18n";
+import { getLang, t } from "./i18n";
 import { Authorizer } from "./identity";
-import { Owners, overloadRetry } from "./owner";
+import { Owners, overloadRetry, unreachable } from "./owner";
 
 const language: Interceptor = (next) => async (req) => {
   req.header.set("accept-language", getLang());
@@ -37,6 +37,7 @@ export const ledger = createClient(LedgerService, withSession);
 
 /** The server's message (in the player's language) of a refused call. */
 export function refusal(err: unknown): string {
+  if (unreachable(err)) return t().reconnecting; // never the browser's own "Failed to fetch"
   const e = ConnectError.from(err);
   const [detail] = e.findDetails(RuleErrorSchema);
   return detail?.message || e.rawMessage;

@@ -1,14 +1,14 @@
 // All decoding of Watch messages and room events lives here, so a contract change touches one file.
 // WatchResponse: a snapshot first (next_seq), then one RoomEvent envelope (room_id, seq, at) per event
 // with a oneof of one typed message per kind; every message carries the watcher's view and the room.
-import type { Action } from "./gen/hand/v1/actions_pb";
-import { MoveOrigin, type RoomInfo } from "./gen/hand/v1/room_pb";
+import { MoveOrigin, SeatKind, type RoomInfo } from "./gen/hand/v1/room_pb";
 import type { ChatSent, RoomEvent } from "./gen/hand/v1/room_events_pb";
 import type { WatchResponse } from "./gen/hand/v1/room_service_pb";
 import type { RoundResult } from "./gen/hand/v1/state_pb";
 import type { SeatView } from "./gen/hand/v1/views_pb";
 import { cardName } from "./cards";
-import { getLang, t } from "./i18n";
+import { mode, t } from "./i18n";
+import { displayName, seatName } from "./names";
 
 export type Kind = "snapshot" | "room_created" | "seat_taken" | "seat_left" | "seat_away" | "seat_back"
   | "seat_connected" | "match_started" | "round_started" | "moved" | "turn_timed_out" | "round_scored"
@@ -73,46 +73,41 @@ function fields(ev: RoomEvent): { kind: Kind; seat?: number; roundNo?: number } 
   };
 }
 
-/** One room event as a line of text in the player's language (the table's log, the replay viewer).
- * ``me``: the reader's seat; a move the timer or a bot made for it says so in a sentence of its own. */
+/** One room event as a sentence in the player's language (the table's log, the replay viewer); never
+ * a raw key. ``me``: the reader's seat; a move the timer or a bot made for it says so in a sentence of its own. */
 export function eventLine(ev: RoomEvent, room?: RoomInfo, me?: number): string {
   const { kind, seat, roundNo } = fields(ev);
-  const who = seat === undefined ? "" : room?.seats[seat]?.name || `#${seat + 1}`;
+  const who = seatName(room, seat);
   const move = ev.event.case === "moveMade" ? ev.event.value : undefined;
   const origin = move?.origin ?? MoveOrigin.UNSPECIFIED;
   if (move && me !== undefined && seat === me && (origin === MoveOrigin.TIMER || origin === MoveOrigin.BOT)) {
-    const what = describe(kind, "", move.action, MoveOrigin.UNSPECIFIED, 0).trim();
+    const what = describe(ev, "", MoveOrigin.UNSPECIFIED, 0, room).trim();
     return origin === MoveOrigin.TIMER ? t().timerPlayed(what) : t().botPlayed(what);
   }
-  return describe(kind, who, move?.action, origin, roundNo ?? 0) || kind;
+  return describe(ev, who, origin, roundNo ?? 0, room);
 }
 
-const MOVES: Record<string, [string, string]> = {
-  drawStock: ["drew from the stock", "سحب من الكومة"],
-  takeDiscard: ["took from the pile", "أخذ من المرمى"],
-  returnTake: ["returned the take", "أرجع الورقة المأخوذة"],
-  layMelds: ["laid melds", "نزّل مجموعات"],
-  layOff: ["laid off", "ألصق ورقاً"],
-  retrieveJoker: ["retrieved a joker", "استرجع جوكر"],
-  discard: ["discarded", "رمى"],
-};
-const KINDS: Partial<Record<Kind, [string, string]>> = {
-  seat_taken: ["sat down", "جلس"], seat_left: ["left", "غادر"], seat_away: ["is away (a bot plays)", "غائب (يلعب آلي)"],
-  seat_back: ["is back", "عاد"], match_started: ["The match starts", "بدأت المباراة"],
-  turn_timed_out: ["ran out of time", "انتهى وقته"], match_ended: ["The match is over", "انتهت المباراة"],
-};
-
-function describe(kind: Kind, who: string, action: Action | undefined, origin: MoveOrigin, roundNo: number): string {
-  const ar = getLang() === "ar" ? 1 : 0;
-  if (kind === "moved" && action?.action.case) {
-    const verb = MOVES[action.action.case]?.[ar] ?? action.action.case;
-    const card = action.action.case === "discard" ? ` ${cardName(action.action.value.card)}` : "";
-    const how = origin === MoveOrigin.TIMER ? (ar ? " (المؤقت)" : " (timer)") : "";
-    return `${who} ${verb}${card}${how}`;
+function describe(ev: RoomEvent, who: string, origin: MoveOrigin, roundNo: number, room?: RoomInfo): string {
+  const tx = t();
+  const e = ev.event;
+  switch (e.case) {
+    case "moveMade": {
+      const a = e.value.action?.action;
+      if (!a?.case) return "";
+      const card = a.case === "discard" ? ` ${cardName(a.value.card)}` : "";
+      return tx.moved(who, (tx.moves[a.case] ?? "") + card + (origin === MoveOrigin.TIMER ? tx.byTimer : ""));
+    }
+    case "roomCreated": return tx.roomOpened(mode(e.value.preset || room?.preset || "")[0]);
+    case "seatTaken": return tx.sat(displayName(e.value.name, e.value.kind === SeatKind.BOT) || who);
+    case "seatLeft": return tx.left(who);
+    case "seatAway": return tx.awayLine(who);
+    case "seatBack": return tx.backLine(who);
+    case "seatConnected": return tx.connected(who);
+    case "matchStarted": return tx.started;
+    case "roundDealt": return tx.dealt(roundNo);
+    case "turnTimedOut": return tx.timedOut(who);
+    case "roundScored": return tx.roundOver(roundNo);
+    case "matchEnded": return tx.ended;
+    default: return ""; // chat (shown as bubbles), and kinds this page does not know: nothing, never a key
   }
-  if (kind === "round_started") return ar ? `الجولة ${roundNo}` : `Round ${roundNo} is dealt`;
-  if (kind === "round_scored") return ar ? `انتهت الجولة ${roundNo}` : `Round ${roundNo} is over`;
-  const text = KINDS[kind];
-  if (!text) return "";
-  return kind === "match_started" || kind === "match_ended" ? text[ar] : `${who} ${text[ar]}`;
 }

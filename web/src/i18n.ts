@@ -13,8 +13,8 @@ const en = {
   stage: "Stage selected", suggest: "Suggest", clearStaging: "Clear", layOff: "Lay off",
   retrieve: "Retrieve joker", sortSuit: "Sort by suit", sortRank: "Sort by rank",
   stock: "Stock", pile: "Discard pile", table: "Table", staging: "Staging", yourHand: "Your hand",
-  yourTurn: "Your turn", turnOf: (n: string) => `${n}'s turn`, cards: (n: number) => `${n} cards`,
-  more: (n: number) => `${n} more needed`, scoreSheet: "Score sheet", round: "Round", total: "Total",
+  yourTurn: "Your turn", turnOf: (n: string) => `${n}'s turn`, cards: (n: number) => (n === 1 ? `${num(n)} card` : `${num(n)} cards`),
+  more: (n: number) => `${num(n)} more needed`, scoreSheet: "Score sheet", round: "Round", total: "Total",
   cardsLeft: "Cards left", score: "Score", matchOver: "Match over", winner: "Winner", winners: "Winners",
   close: "Close", replay: "Replay", stepBack: "Step back", stepForward: "Step forward",
   spectating: "Spectating", reconnecting: "Reconnecting…", rating: "Rating", matches: "Matches",
@@ -40,7 +40,32 @@ const en = {
   botPlayed: (what: string) => `A bot played your turn: ${what}`,
   playNow: "Play now", playNowHint: "A table of players of your level, with the mode and seats chosen above.",
   lookingForTable: "Looking for a table…", cancel: "Cancel",
-  waitedFor: (n: number) => `Waiting for ${n} s`, botsIn: (n: number) => `Bots complete the table in ${n} s`,
+  waitedFor: (n: number) => `Waiting for ${num(n)} s`, botsIn: (n: number) => `Bots complete the table in ${num(n)} s`,
+  botName: (n: number) => `Bot ${num(n)}`, offline: "No connection: your move is sent again as soon as it is back.",
+  roomOpened: (mode: string) => `The room is open (${mode})`, connected: (w: string) => `${w} is connected`,
+  sat: (w: string) => `${w} sat down`, left: (w: string) => `${w} left`, awayLine: (w: string) => `${w} is away (a bot plays)`,
+  backLine: (w: string) => `${w} is back`, timedOut: (w: string) => `${w} ran out of time`,
+  dealt: (r: number) => `Round ${num(r)} is dealt`, roundOver: (r: number) => `Round ${num(r)} is over`,
+  started: "The match starts", ended: "The match is over", byTimer: " (timer)",
+  moved: (w: string, verb: string) => `${w} ${verb}`,
+  moves: { drawStock: "drew from the stock", takeDiscard: "took from the pile", returnTake: "returned the take",
+    layMelds: "laid melds", layOff: "laid off", retrieveJoker: "retrieved a joker", discard: "discarded" } as Record<string, string>,
+  modes: {
+    hand: ["Hand", "The classic game: open with 51 points, 2 to 4 players."],
+    saudi: ["Saudi Hand", "Each opening must beat the last one; an ace is 1 in a low run."],
+    partnership: ["Partnership Hand", "Two teams of two, partners sit opposite; each opens with 51."],
+    "saudi-partnership": ["Saudi Partnership", "Saudi Hand played by two teams of two."],
+    "eram-hand": ["Hand (ERAM)", "ERAM's rules: a take opens you, takes are final, you may go out without a discard."],
+    "eram-saudi": ["Saudi Hand (ERAM)", "ERAM's rules with a rising opening threshold."],
+    "eram-partnership": ["Partnership (ERAM)", "ERAM's rules for two teams; the team opens together."],
+    "eram-saudi-partnership": ["Saudi Partnership (ERAM)", "ERAM's rules, two teams, a rising opening threshold."],
+    dananeer: ["Dananeer", "Dananeer's rules: free takes, a second joker by laying off, ties shared."],
+    r2019: ["Classic 2019", "Up to 5 players; a take needs a new meld that turn, takes are final."],
+    "kout-hand": ["Hand (Kout)", "Kout's rules: the classic game, open with 51 points."],
+    "kout-saudi": ["Saudi Hand (Kout)", "Kout's Saudi game: each opening must beat the last one."],
+    "kout-partnership": ["Partnership (Kout)", "Kout's rules for two teams of two."],
+    "kout-saudi-partnership": ["Saudi Partnership (Kout)", "Kout's Saudi game for two teams of two."],
+  } as Record<string, [string, string]>,
 };
 type Texts = typeof en;
 const ar: Texts = {
@@ -56,8 +81,8 @@ const ar: Texts = {
   stage: "جهّز المحدد", suggest: "اقترح", clearStaging: "امسح", layOff: "ألصق",
   retrieve: "استرجع الجوكر", sortSuit: "رتّب حسب النوع", sortRank: "رتّب حسب الرقم",
   stock: "الكومة", pile: "المرمى", table: "الطاولة", staging: "التجهيز", yourHand: "ورقك",
-  yourTurn: "دورك", turnOf: (n: string) => `دور ${n}`, cards: (n: number) => `${n} ورقة`,
-  more: (n: number) => `ينقصك ${n}`, scoreSheet: "ورقة النقاط", round: "الجولة", total: "المجموع",
+  yourTurn: "دورك", turnOf: (n: string) => `دور ${n}`, cards: (n: number) => `${num(n)} ورقة`,
+  more: (n: number) => `ينقصك ${num(n)}`, scoreSheet: "ورقة النقاط", round: "الجولة", total: "المجموع",
   cardsLeft: "الورق المتبقي", score: "النقاط", matchOver: "انتهت المباراة", winner: "الفائز", winners: "الفائزون",
   close: "إغلاق", replay: "إعادة العرض", stepBack: "خطوة للخلف", stepForward: "خطوة للأمام",
   spectating: "مشاهدة", reconnecting: "إعادة الاتصال…", rating: "التقييم", matches: "المباريات",
@@ -72,10 +97,10 @@ const ar: Texts = {
   spectator: "مشاهد", chatSays: (n: string) => `${n} يقول`,
   phrases: ["السلام عليكم", "وعليكم السلام", "بالتوفيق", "أحسنت!", "يلا بسرعة", "آسف!", "شكراً، يعطيك العافية",
     "مبروك!", "لعبة حلوة!", "نلعب كمان وحدة؟", "دقيقة وراجع", "مع السلامة"],
-  roundsPlayed: (n: number) => `الجولات الملعوبة: ${n}`,
-  secondsShort: "ث", hurry: (n: number) => `بقي ${n} ث: بعدها يلعب المؤقت دورك`,
+  roundsPlayed: (n: number) => `الجولات الملعوبة: ${num(n)}`,
+  secondsShort: "ث", hurry: (n: number) => `بقي ${num(n)} ث: بعدها يلعب المؤقت دورك`,
   seating: "الجلسة", dealer: "الموزّع", dealerShort: "م", firstPlayer: "يبدأ اللعب", firstShort: "١",
-  partner: "شريك", yourPartner: (n: string) => `شريكك: ${n}`, team: (k: number) => `الفريق ${k}`,
+  partner: "شريك", yourPartner: (n: string) => `شريكك: ${n}`, team: (k: number) => `الفريق ${num(k)}`,
   yourTeam: (names: string) => `فريقك: ${names}`, otherTeam: (names: string) => `الخصوم: ${names}`,
   teamTotal: "مجموع الفريق", playsNext: "يلعب بعد", counterClockwise: "اللعب عكس عقارب الساعة",
   awayTitle: "أنت غائب", awayText: "يلعب آلي مكانك حتى تعود.", imBack: "رجعت",
@@ -83,7 +108,32 @@ const ar: Texts = {
   botPlayed: (what: string) => `لعب آلي دورك: ${what}`,
   playNow: "العب الآن", playNowHint: "طاولة مع لاعبين بمستواك، بالنمط وعدد المقاعد المختارَين أعلاه.",
   lookingForTable: "جارٍ البحث عن طاولة…", cancel: "إلغاء",
-  waitedFor: (n: number) => `الانتظار منذ ${n} ث`, botsIn: (n: number) => `يكمل اللاعبون الآليون الطاولة بعد ${n} ث`,
+  waitedFor: (n: number) => `الانتظار منذ ${num(n)} ث`, botsIn: (n: number) => `يكمل اللاعبون الآليون الطاولة بعد ${num(n)} ث`,
+  botName: (n: number) => `روبوت ${num(n)}`, offline: "لا يوجد اتصال: تُرسل حركتك من جديد فور عودته.",
+  roomOpened: (mode: string) => `فُتحت الغرفة (${mode})`, connected: (w: string) => `${w} متصل`,
+  sat: (w: string) => `جلس ${w}`, left: (w: string) => `غادر ${w}`, awayLine: (w: string) => `${w} غائب (يلعب آلي مكانه)`,
+  backLine: (w: string) => `عاد ${w}`, timedOut: (w: string) => `انتهى وقت ${w}`,
+  dealt: (r: number) => `وُزّعت الجولة ${num(r)}`, roundOver: (r: number) => `انتهت الجولة ${num(r)}`,
+  started: "بدأت المباراة", ended: "انتهت المباراة", byTimer: " (المؤقت)",
+  moved: (w: string, verb: string) => `${w} ${verb}`,
+  moves: { drawStock: "سحب من الكومة", takeDiscard: "أخذ من المرمى", returnTake: "أرجع الورقة المأخوذة",
+    layMelds: "نزّل مجموعات", layOff: "ألصق ورقاً", retrieveJoker: "استرجع جوكر", discard: "رمى" },
+  modes: {
+    hand: ["هاند", "اللعبة الأصلية: تنزل بـ ٥١ نقطة، من ٢ إلى ٤ لاعبين."],
+    saudi: ["هاند سعودي", "كل نزول يجب أن يتجاوز الذي قبله؛ الآس بواحد في السلسلة الصغيرة."],
+    partnership: ["هاند شراكة", "فريقان من لاعبَين، الشريكان متقابلان؛ كل لاعب ينزل بـ ٥١."],
+    "saudi-partnership": ["سعودي شراكة", "الهاند السعودي بين فريقين من لاعبَين."],
+    "eram-hand": ["هاند (إرم)", "قواعد إرم: الأخذ يلزمك بالنزول، لا إرجاع للمأخوذ، ويجوز الخروج بلا رمي."],
+    "eram-saudi": ["هاند سعودي (إرم)", "قواعد إرم مع حد نزول متصاعد."],
+    "eram-partnership": ["شراكة (إرم)", "قواعد إرم لفريقين؛ الفريق ينزل معاً."],
+    "eram-saudi-partnership": ["سعودي شراكة (إرم)", "قواعد إرم، فريقان، وحد نزول متصاعد."],
+    dananeer: ["دنانير", "قواعد دنانير: أخذ بلا شرط، جوكر ثانٍ بالإلصاق، والتعادل مشترك."],
+    r2019: ["كلاسيكي ٢٠١٩", "حتى ٥ لاعبين؛ الأخذ يلزمك بمجموعة جديدة في الدور نفسه، ولا إرجاع."],
+    "kout-hand": ["هاند (كوت)", "قواعد كوت: اللعبة الأصلية، تنزل بـ ٥١ نقطة."],
+    "kout-saudi": ["هاند سعودي (كوت)", "سعودي كوت: كل نزول يجب أن يتجاوز الذي قبله."],
+    "kout-partnership": ["شراكة (كوت)", "قواعد كوت لفريقين من لاعبَين."],
+    "kout-saudi-partnership": ["سعودي شراكة (كوت)", "سعودي كوت لفريقين من لاعبَين."],
+  },
 };
 const TEXTS: Record<Lang, Texts> = { en, ar };
 
@@ -102,3 +152,19 @@ export function applyLang(lang: Lang): void {
   document.documentElement.dir = lang === "ar" ? "rtl" : "ltr";
 }
 export function t(): Texts { return TEXTS[getLang()]; }
+
+// Numbers (docs/web-client.md, "Numbers"): Arabic-Indic digits on the Arabic page (٤٤), Western digits
+// on the English one; shown in an LTR isolate (<Num>, ui/num.tsx) so that a minus sign stands left of
+// its digits in both ("-44", "-٤٤") instead of drifting to the right in right-to-left text.
+const arabic = new Intl.NumberFormat("ar-u-nu-arab", { useGrouping: false, maximumFractionDigits: 3 });
+/** A number in the page's digits (no isolate: for counts inside sentences; signed values use <Num>). */
+export function num(n: number | bigint, fraction?: number): string {
+  if (getLang() !== "ar") return fraction === undefined ? String(n) : Number(n).toFixed(fraction);
+  const f = fraction === undefined ? arabic
+    : new Intl.NumberFormat("ar-u-nu-arab", { useGrouping: false, minimumFractionDigits: fraction, maximumFractionDigits: fraction });
+  return f.format(n).replace(/\u061c/g, ""); // the Arabic letter mark ICU puts before a minus: the isolate orders it
+}
+/** A mode's (preset's) name and one-line description in the page's language; an unknown id as it is. */
+export function mode(preset: string): [string, string] {
+  return t().modes[preset || "hand"] ?? [preset, ""];
+}

@@ -51,6 +51,16 @@ export function pause(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
+/** A backoff that ends early when the browser says the network is back (the `online` event). */
+export function pauseUntilOnline(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => { clearTimeout(timer); globalThis.removeEventListener?.("online", done); resolve(); };
+    const timer = setTimeout(done, ms);
+    globalThis.addEventListener?.("online", done, { once: true });
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
 /** Unary calls refused with OVERLOADED are sent again, the same request, after retry_after_ms. */
 export const overloadRetry: Interceptor = (next) => async (req) => {
   for (let tries = 1; ; tries++) {

@@ -4,7 +4,7 @@ import { authorizer, owners } from "./api";
 import { observe } from "./clock";
 import { decode, type Update } from "./events";
 import { ErrorCode, RuleErrorSchema } from "./gen/hand/v1/errors_pb";
-import { pause as sleep, retryAfterMs } from "./owner";
+import { pauseUntilOnline as sleep, retryAfterMs } from "./owner";
 
 export interface Seat { roomId: string; token: string; seat: number; name: string; }
 

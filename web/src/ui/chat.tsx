@@ -2,6 +2,7 @@
 // the hand), the phrase list in the page's language opening in the page's flow, a bubble at the
 // sender's seat for a few seconds, and a mute toggle per player (chat.ts keeps it per room).
 import { useEffect, useState } from "preact/hooks";
+import { seatName } from "../names";
 import { refusal } from "../api";
 import { BUBBLE_MS, PHRASES, mutedIn, onHeard, phraseText, sendPhrase, senderKey, setMuted, type Heard } from "../chat";
 import type { QuickPhrase } from "../gen/hand/v1/chat_pb";
@@ -40,7 +41,7 @@ export function QuickChat({ roomId, token, room, mySeat }: { roomId: string; tok
   const said = useBubble(roomId, (h) => h.seat === undefined || h.seat === mySeat);
   const name = (key: string) => {
     const seat = key.startsWith("seat:") ? Number(key.slice(5)) : undefined;
-    return seat !== undefined ? room.seats[seat]?.name || `#${seat + 1}` : `${tx.spectator} ${key.slice(-4)}`;
+    return seat !== undefined ? seatName(room, seat) : `${tx.spectator} ${key.slice(-4)}`;
   };
   const send = async (p: QuickPhrase) => {
     setError("");

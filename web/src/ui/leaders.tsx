@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
 import type { LeaderboardEntry, PlayerStats } from "../gen/hand/v1/ledger_service_pb";
-import { t } from "../i18n";
+import { num, t } from "../i18n";
+import { Num } from "./num";
 
 /** The leaderboard, and the signed-in player's own statistics above it (their row marked). */
 export function Leaderboard() {
@@ -17,13 +18,13 @@ export function Leaderboard() {
     <h2>{tx.leaderboard}</h2>
     {error && <p role="alert" class="error">{error}</p>}
     <section aria-label={tx.yourStats} class="me">
-      {me ? <p>{me.name || me.handle} · {tx.rating} {me.rating?.ordinal.toFixed(1)} · {tx.matches} {me.matches} · {tx.wins} {me.wins}</p>
+      {me ? <p>{me.name || me.handle} · {tx.rating} <Num v={me.rating?.ordinal} fraction={1} /> · {tx.matches} {num(me.matches)} · {tx.wins} {num(me.wins)}</p>
         : me === null ? <p>{tx.noStatsYet}</p> : null}
     </section>
     <table><thead><tr><th>#</th><th>{tx.player}</th><th>{tx.rating}</th><th>{tx.matches}</th><th>{tx.wins}</th></tr></thead>
       <tbody>{rows.map((r) => <tr class={me && r.stats?.handle === me.handle ? "me" : undefined}
         aria-current={me && r.stats?.handle === me.handle ? "true" : undefined}>
-        <td>{r.rank}</td><td>{r.stats?.name || r.stats?.handle}</td>
-        <td>{r.stats?.rating?.ordinal.toFixed(1)}</td><td>{r.stats?.matches}</td><td>{r.stats?.wins}</td></tr>)}</tbody></table>
+        <td>{num(r.rank)}</td><td>{r.stats?.name || r.stats?.handle}</td>
+        <td class="rating"><Num v={r.stats?.rating?.ordinal} fraction={1} /></td><td>{num(r.stats?.matches ?? 0)}</td><td>{num(r.stats?.wins ?? 0)}</td></tr>)}</tbody></table>
   </main>;
 }

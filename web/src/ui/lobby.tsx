@@ -2,7 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import { refusal, rooms } from "../api";
 import { RoomVisibility } from "../gen/hand/v1/room_pb";
 import type { RoomSummary } from "../gen/hand/v1/room_service_pb";
-import { t } from "../i18n";
+import { mode, num, t } from "../i18n";
 import { playerId, saveSeat } from "../session";
 import { PlayNow } from "./play_now";
 
@@ -60,13 +60,14 @@ export function Lobby() {
       <h2>{tx.createRoom}</h2>
       <form onSubmit={create} class="form">
         <label>{tx.yourName}<input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={64} /></label>
-        <label>{tx.mode}<select value={preset} onChange={(e) => setPreset(e.currentTarget.value)}>
-          {PRESETS.map((p) => <option value={p}>{p}</option>)}</select></label>
+        <label>{tx.mode}<select value={preset} onChange={(e) => setPreset(e.currentTarget.value)} aria-describedby="mode-desc">
+          {PRESETS.map((p) => <option value={p}>{mode(p)[0]}</option>)}</select></label>
+        <p id="mode-desc" class="mode-desc">{mode(preset)[1]}</p>
         <label>{tx.rounds}<select value={roundsN} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
-          {[1, 3, 5, 7, 9].map((n) => <option value={n}>{n}</option>)}</select></label>
+          {[1, 3, 5, 7, 9].map((n) => <option value={n}>{num(n)}</option>)}</select></label>
         <label>{tx.turnTime}<input type="number" min={5} max={300} value={turn} onInput={(e) => setTurn(Number(e.currentTarget.value))} /></label>
         <label>{tx.seats}<select value={seatsN} onChange={(e) => setSeats(Number(e.currentTarget.value))}>
-          {[2, 3, 4, 5].map((n) => <option value={n}>{n}</option>)}</select></label>
+          {[2, 3, 4, 5].map((n) => <option value={n}>{num(n)}</option>)}</select></label>
         <fieldset><legend>{tx.visibility}</legend>
           <label><input type="radio" name="vis" checked={vis === "public"} onChange={() => setVis("public")} />{tx.public}</label>
           <label><input type="radio" name="vis" checked={vis === "private"} onChange={() => setVis("private")} />{tx.private}</label>
@@ -85,7 +86,7 @@ export function Lobby() {
       <h2>{tx.publicTables}</h2>
       {list.length === 0 ? <p>{tx.noTables}</p> : <ul class="tables">
         {list.map((r) => <li>
-          <span>{r.preset} · {r.seatCount - r.freeSeats}/{r.seatCount}</span>
+          <span>{mode(r.preset)[0]} · <bdi dir="ltr">{num(r.seatCount - r.freeSeats)}/{num(r.seatCount)}</bdi></span>
           <button type="button" onClick={() => join({ case: "roomId", value: r.roomId })}>{tx.join}</button>
           <button type="button" onClick={() => go(`/room/${r.roomId}/watch`)}>{tx.watch}</button>
         </li>)}

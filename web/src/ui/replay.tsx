@@ -1,7 +1,8 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
 import { DealVerdict, type GetReplayResponse, type VerifyDealResponse } from "../gen/hand/v1/ledger_service_pb";
-import { t } from "../i18n";
+import { num, t } from "../i18n";
+import { seatName } from "../names";
 import { eventLine } from "../events";
 import { loadSeat } from "../session";
 import { Card } from "./card";
@@ -31,11 +32,11 @@ export function Replay({ roomId }: { roomId: string }) {
   const at = data?.step ?? 0n, count = data?.eventCount ?? 0n;
   const v = data?.view;
   const last = data?.events[data.events.length - 1];
-  const name = (s?: number) => s === undefined ? "" : data?.room?.seats[s]?.name || `#${s + 1}`;
+  const name = (s?: number) => seatName(data?.room, s);
   return <main class="replay panel">
     <h2>{tx.replay}</h2>
     {error && <p role="alert" class="error">{error}</p>}
-    <p role="status">{tx.step} {String(at)} / {String(count > 0n ? count - 1n : 0n)} · {last ? eventLine(last, data?.room) : ""}</p>
+    <p role="status">{tx.step} <bdi dir="ltr">{num(at)} / {num(count > 0n ? count - 1n : 0n)}</bdi> · {last ? eventLine(last, data?.room) : ""}</p>
     <div class="row">
       <button type="button" disabled={at <= 0n} onClick={() => setStep(at - 1n)}>{tx.stepBack}</button>
       <button type="button" disabled={at + 1n >= count} onClick={() => setStep(at + 1n)}>{tx.stepForward}</button>
@@ -68,7 +69,7 @@ function VerifyDeal({ roomId }: { roomId: string }) {
     {res && <>
       <p role="status" class={res.ok ? "ok" : "error"}>{res.ok ? tx.allVerified : tx.notAllVerified}</p>
       <ul>{res.rounds.map((r) => <li data-verdict={DealVerdict[r.verdict]}>
-        {tx.round} {r.roundNo}: <strong>{verdict(r.verdict)}</strong>
+        {tx.round} {num(r.roundNo)}: <strong>{verdict(r.verdict)}</strong>
         {r.commitment.length > 0 && <> · {tx.commitment} <code dir="ltr">{hex(r.commitment).slice(0, 16)}…</code></>}
         {r.serverSeed.length > 0 && <> · {tx.serverSeed} <code dir="ltr">{hex(r.serverSeed).slice(0, 16)}…</code></>}
         {r.mismatch && <> · {r.mismatch}</>}

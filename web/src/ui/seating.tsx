@@ -1,5 +1,5 @@
 import type { RoomInfo } from "../gen/hand/v1/room_pb";
-import { t } from "../i18n";
+import { num, t } from "../i18n";
 import { playOrder, teams } from "../seating";
 
 /** The seats round the table as the reader sits (docs/clients.md, "Seating"): the reader at the
@@ -28,7 +28,7 @@ export function Seating({ room, mySeat, turnSeat, name }: {
         const classes = ["spot", place, seat === turnSeat ? "turn" : "", seat === mySeat ? "me" : "",
           seat === partner ? "partner" : "", s?.away ? "away" : ""].filter(Boolean).join(" ");
         return <li class={classes} style={{ order }} data-seat={seat} data-team={s?.team}
-          aria-label={`${tx.seat} ${seat + 1}: ${name(seat)}`}>
+          aria-label={`${tx.seat} ${num(seat + 1)}: ${name(seat)}`}>
           <bdi dir="auto" class="who">{seat === mySeat ? `${name(seat)} (${tx.you})` : name(seat)}</bdi>
           {s?.team !== undefined && <span class={`badge team-${s.team}`}>{tx.team(s.team + 1)}</span>}
           {seat === partner && <span class="badge partner">{tx.partner}</span>}

@@ -3,7 +3,9 @@ import { ledger } from "../api";
 import type { RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import type { ScoreSheet as Sheet } from "../gen/hand/v1/ledger_service_pb";
-import { t } from "../i18n";
+import { num, t } from "../i18n";
+import { seatName } from "../names";
+import { Num } from "./num";
 import { Card } from "./card";
 import { go } from "./lobby";
 
@@ -25,22 +27,22 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
     load();
     return () => { live = false; };
   }, [over, roomId, minSeq]);
-  const name = (s?: number) => s === undefined ? "" : room.seats[s]?.name || `#${s + 1}`;
+  const name = (s?: number) => seatName(room, s);
   /** A seat's team in a partnership match (RoomSeat.team; the standings' unit), else undefined. */
   const team = (s?: number) => (s === undefined ? undefined : room.seats[s]?.team);
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
     ? `${name(u)} + ${name((u + 2) % room.seatCount)}` : name(u));
   return <div class="modal" role="dialog" aria-label={tx.scoreSheet}>
     <div class="panel sheet">
-      <h2>{tx.scoreSheet} — {tx.round} {roundNo}</h2>
+      <h2>{tx.scoreSheet} — {tx.round} {num(roundNo)}</h2>
       <table>
         <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{room.options?.partnership ? tx.teamTotal : tx.total}</th></tr></thead>
         <tbody>{result.seats.map((s) => <tr>
           <td>{name(s.seat)}</td>
           <td class="left">{s.cardsLeft.map((c) => <Card id={c} small />)}</td>
-          <td>{s.score}</td>
+          <td class="score"><Num v={s.score} /></td>
           <td>{team(s.seat) !== undefined && <span class="badge">{tx.team((team(s.seat) ?? 0) + 1)}</span>}{" "}
-            {room.standings.find((x) => x.unit === (team(s.seat) ?? s.seat))?.total ?? ""}</td>
+            <Num v={room.standings.find((x) => x.unit === (team(s.seat) ?? s.seat))?.total} /></td>
         </tr>)}</tbody>
       </table>
       {sheet && (over || sheet.rounds.length > 1) && <p class="played">{tx.roundsPlayed(sheet.rounds.length)}</p>}

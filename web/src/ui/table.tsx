@@ -7,7 +7,9 @@ import type { RoundResult } from "../gen/hand/v1/state_pb";
 import { TurnPhase } from "../gen/hand/v1/state_pb";
 import { TakeReturn } from "../gen/hand/v1/options_pb";
 import { StagingColour, type SeatView, type StagingEvaluation } from "../gen/hand/v1/views_pb";
-import { t } from "../i18n";
+import { mode, num, t } from "../i18n";
+import { seatName } from "../names";
+import { pauseUntilOnline, unreachable } from "../owner";
 import { follow, loadSeat, newId } from "../session";
 import { evaluate, suggest } from "../staging";
 import { Card, dropTarget } from "./card";
@@ -42,6 +44,11 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [, setPendingTick] = useState(0);
   // a draw or discard shown at once, until the stream confirms it (or the server refuses it)
   const [optimistic, setOptimistic] = useState<{ draw?: boolean; discard?: number } | null>(null);
+  // an action on its way (one at a time); `retrying`: the network failed it and it is being sent again
+  const [inFlight, setInFlight] = useState(false);
+  const [retrying, setRetrying] = useState(false);
+  const gone = useRef(new AbortController()); // the table left: no more retries
+  useEffect(() => () => gone.current.abort(), []);
 
   useEffect(() => follow(roomId, token, (u: Update) => {
     seen.current = u.next - 1n;
@@ -85,18 +92,32 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
 
   const mySeat = view?.seat ?? seat?.seat;
   const turn = view?.turn;
-  const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null;
-  const name = (s?: number) => s === undefined ? "" : room?.seats[s]?.name || `#${s + 1}`;
+  const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null && !inFlight;
+  const name = (s?: number) => seatName(room, s);
 
+  /** One move at the room's owner. A network failure (offline, the server out of reach) is not the
+   * player's error: "Reconnecting…" is shown and the SAME request, the same action id, is sent again
+   * with backoff (sooner when the browser is back online) until it gets an answer; the room applies an
+   * action id once (a retry of a move it already applied answers as the first did). */
   const act = async (action: ActionInit, shown: { draw?: boolean; discard?: number } | null = null) => {
     setError("");
     setOptimistic(shown);
+    setInFlight(true);
+    const req = { roomId, seatToken: token, actionId: newId(), action };
     try {
-      const res = await owners.act({ roomId, seatToken: token, actionId: newId(), action }); // at the room's owner
-      if (res.lastSeq > seen.current) { pending.current = res.lastSeq; setPendingTick((n) => n + 1); }
-      else setOptimistic(null);
-      return true;
-    } catch (e) { setOptimistic(null); setError(refusal(e)); return false; }
+      for (let wait = 250; ; wait = Math.min(wait * 2, 4000)) {
+        try {
+          const res = await owners.act(req); // at the room's owner
+          if (res.lastSeq > seen.current) { pending.current = res.lastSeq; setPendingTick((n) => n + 1); }
+          else setOptimistic(null);
+          return true;
+        } catch (e) {
+          if (!unreachable(e) || gone.current.signal.aborted) { setOptimistic(null); setError(refusal(e)); return false; }
+          setRetrying(true);
+          await pauseUntilOnline(wait * (1 + Math.random() * 0.2), gone.current.signal);
+        }
+      }
+    } finally { setRetrying(false); setInFlight(false); }
   };
   const toggle = (c: number) => setSelected((s) => (s.includes(c) ? s.filter((x) => x !== c) : [...s, c]));
   const draw = () => act({ action: { case: "drawStock", value: {} } }, { draw: true });
@@ -134,12 +155,12 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     return <main class="waiting panel">
       {error && <p role="alert" class="error">{error}</p>}
       <h2>{tx.waiting}</h2>
-      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · {room.preset}</p>
+      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · <span class="mode" title={mode(room.preset)[1]}>{mode(room.preset)[0]}</span></p>
       <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
       <ul class="seats">{room.seats.map((s) => <li>
-        {tx.seat} {(s.seat ?? 0) + 1}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : s.name || tx.bot}
+        {tx.seat} {num((s.seat ?? 0) + 1)}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : name(s.seat) || tx.bot}
         {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
-        {s.seat !== mySeat && <Bubble roomId={roomId} seat={s.seat} name={s.name} />}
+        {s.seat !== mySeat && <Bubble roomId={roomId} seat={s.seat} name={name(s.seat)} />}
       </li>)}</ul>
       {host && <div class="row">
         <label>{tx.level}<select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
@@ -151,6 +172,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         <button type="button" onClick={fill}>{tx.fillBots}</button>
         <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
       </div>}
+      {/* who came and went while the room waits (role "log": lines, not a second list beside the seats) */}
+      <div class="log" role="log" aria-label="log">{log.slice(-8).map((l) => <div>{l()}</div>)}</div>
     </main>;
   }
 
@@ -177,11 +200,12 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     <div class="status-line">
       <p role="status" class={myTurn ? "mine" : ""}>
         {spectate ? `${tx.spectating} · ` : ""}
-        {!online ? tx.reconnecting : view?.result ? "" : turn ? (myTurn ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
+        {view?.result ? "" : turn ? (myTurn || (inFlight && turn.seat === mySeat) ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
         {turn && !view?.result && <TurnTimer deadline={room.turnDeadline} mine={!spectate && turn.seat === mySeat} />}
       </p>
-      <span class="round">{tx.round} {room.roundNo}</span>
+      <span class="round">{tx.round} {num(room.roundNo)}</span>
     </div>
+    {(retrying || !online) && <p class="reconnecting" role="status">{tx.reconnecting}</p>}
     {!spectate && mySeat !== undefined && room.seats[mySeat]?.away && room.status === RoomStatus.PLAYING
       && <AwayBanner roomId={roomId} token={token} />}
     <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
@@ -197,17 +221,12 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     </section>
     <section class="centre">
       <div class="stock">
-        <h3>{tx.stock} ({view?.stockSize ?? 0})</h3>
+        <h3>{tx.stock} ({num(view?.stockSize ?? 0)})</h3>
         <Card id={null} label={tx.stock} onClick={drawStep ? draw : undefined} />
-        <button type="button" onClick={draw} disabled={!drawStep}>{tx.draw}</button>
       </div>
       <div class="pile" {...dropTarget((kind, id) => kind === "hand" && playStep && discard(id))}>
-        <h3>{tx.pile} ({view?.pile.length ?? 0})</h3>
+        <h3>{tx.pile} ({num(view?.pile.length ?? 0)})</h3>
         {top !== null ? <Card id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
-        <div class="row">
-          <button type="button" onClick={take} disabled={!drawStep || top === null}>{tx.take}</button>
-          {canReturn && <button type="button" onClick={giveBack}>{tx.returnTake}</button>}
-        </div>
       </div>
     </section>
     <section class="melds" aria-label={tx.table}>
@@ -221,7 +240,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     {view && mySeat !== undefined && !spectate && <>
       <section class="staging" aria-label={tx.staging} {...dropTarget((kind, id) => kind === "hand" && stage([id]))}>
         <h3>{tx.staging}
-          {evaluation?.showCounter && <span class="counter"> <bdi dir="ltr">{evaluation.total} / {evaluation.threshold}</bdi>
+          {evaluation?.showCounter && <span class="counter"> <bdi dir="ltr">{num(evaluation.total)} / {num(evaluation.threshold)}</bdi>
             {evaluation.missing > 0 && ` — ${tx.more(evaluation.missing)}`}</span>}
         </h3>
         <div class="groups">{groups.map((g, i) => <div class={`group ${colourName(verdict(i))}`} aria-label={`${tx.staging} ${colourName(verdict(i))}`}>
@@ -234,12 +253,16 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
           <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
         </div>
       </section>
-      <section class="hand" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null} data-held={view.hand.length}>
-        <h3>{tx.yourHand} ({hand.length + (optimistic?.draw ? 1 : 0)})</h3>
+      {/* the dock: the hand and every move of a turn; on a phone it stays at the bottom of the screen */}
+      <section class="hand dock" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null || inFlight} data-held={view.hand.length}>
+        <h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
           onClick={() => toggle(c)} drag={`hand:${c}`} />)}
           {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
-        <div class="row">
+        <div class="row actions">
+          <button type="button" onClick={draw} disabled={!drawStep}>{tx.draw}</button>
+          <button type="button" onClick={take} disabled={!drawStep || top === null}>{tx.take}</button>
+          {canReturn && <button type="button" onClick={giveBack}>{tx.returnTake}</button>}
           <button type="button" class="primary" onClick={() => selected.length === 1 && discard(selected[0]).then((ok) => ok && setSelected([]))}
             disabled={!playStep || selected.length !== 1}>{tx.discard}</button>
           <button type="button" onClick={() => setOrder("suit")}>{tx.sortSuit}</button>

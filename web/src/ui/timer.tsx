@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { msUntil } from "../clock";
 import { t } from "../i18n";
+import { Num } from "./num";
 
 /** Seconds left at which the countdown turns urgent (and, on the player's own turn, warns). */
 export const WARN_S = 10;
@@ -19,7 +20,7 @@ export function TurnTimer({ deadline, mine }: { deadline?: Timestamp; mine: bool
   const urgent = left <= WARN_S;
   return <>
     <span class={`timer${urgent ? " urgent" : ""}`} aria-label="timer" data-left={left} data-ms={Math.round(ms)}>
-      {" · "}<bdi dir="ltr">{left}</bdi> {tx.secondsShort}
+      {" · "}<Num v={left} /> {tx.secondsShort}
     </span>
     {mine && urgent && <span class="warn"> · {tx.hurry(left)}</span>}
   </>;
