@@ -18,9 +18,8 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_room.domain import (
-    MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft,
-    SeatTaken,
+from hand_table import (
+    MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft, SeatTaken,
 )
 
 from . import ratings

@@ -17,9 +17,7 @@ from functools import singledispatch
 from typing import Any
 
 from hand_engine import apply, next_deal, standings, start_round
-from hand_room.domain import (
-    MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, dealt_seeds, evolve,
-)
+from hand_table import MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, dealt_seeds, evolve
 
 
 @dataclass(frozen=True)

@@ -29,11 +29,11 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.config import DEV_HANDLE_SECRET
 from hand_infra.sqlstore import STORE_ERRORS, SqlStore
+from hand_wire import Delivered
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
 from ._schema import cursors, events, metadata
 from .caught_up import Progress
-from .ordering import Delivered
 from .project import project
 
 log = structlog.get_logger("hand_ledger.store")

@@ -15,3 +15,14 @@ Layers, from the inside out:
 - ``gateway`` (gRPC RoomService), ``bus`` (its Kafka side), ``server`` (one
   instance: gateway + owner + outbox relay).
 """
+
+
+def __getattr__(name: str):
+    """The service's front door for ``hand_run`` (``RoomServer``), loaded on first use: the
+    composition root imports ``hand_room`` itself, never its modules, and importing any other
+    module of the package does not load the server."""
+    if name == "RoomServer":
+        from .server import RoomServer
+
+        return RoomServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -15,9 +15,9 @@ import time
 
 from hand.v1 import room_service_pb2 as pb
 from hand_engine import view
-from hand_rules.convert import view_to_proto
+from hand_wire import view_to_proto, room_info, to_proto
 
-from .domain import Recorded, Room, for_seat, room_info, to_proto
+from hand_table import Recorded, Room, for_seat
 
 __all__ = ["event_message", "room_info", "snapshot_message"]
 

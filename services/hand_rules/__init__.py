@@ -6,3 +6,14 @@
 - :mod:`hand_rules.server` — ``RulesServer``: the grpc.aio server with health
   checking and reflection, started and stopped by ``__main__`` or ``hand_run``.
 """
+
+
+def __getattr__(name: str):
+    """The service's front door for ``hand_run`` (``RulesServer``), loaded on first use: the
+    composition root imports ``hand_rules`` itself, never its modules, and importing any other
+    module of the package does not load the server."""
+    if name == "RulesServer":
+        from .server import RulesServer
+
+        return RulesServer
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -19,7 +19,7 @@ from hand_common.config import AuthConfig, EmbeddedBrokerConfig, LedgerConfig, R
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
-from hand_rules.server import RulesServer
+from hand_rules import RulesServer
 
 from .bots import Bots
 from .keeper import BrokerKeeper
@@ -129,7 +129,7 @@ class Room(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_room.server import RoomServer
+        from hand_room import RoomServer
 
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
@@ -177,7 +177,7 @@ class Ledger(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_ledger.server import LedgerServer
+        from hand_ledger import LedgerServer
 
         config = self.config
         if not config.room_address and self.stack.room_target:  # tournaments make rooms here
@@ -222,7 +222,7 @@ class Auth(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_auth.server import AuthServer
+        from hand_auth import AuthServer
 
         self.server = AuthServer(self.config)
         await self.server.start()

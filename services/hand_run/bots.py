@@ -35,8 +35,7 @@ class Bots:
         return f"{self.health.target} (health; {group})"
 
     async def start(self) -> None:
-        from hand_bot.health import HealthServer
-        from hand_bot.service import BotService
+        from hand_bot import BotService, HealthServer
 
         health = HealthServer(self.config.server)
         await health.start()  # first: a taken port fails before the consumer joins its group

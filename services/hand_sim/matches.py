@@ -1,4 +1,4 @@
-"""Whole matches played in-process through the room domain (``hand_room.domain``'s
+"""Whole matches played in-process through the room domain (``hand_table``'s
 ``decide`` with the engine as its rules port, no Kafka), for tests and
 benchmarks (the ledger's scenarios: tests/ledger_support.py).
 
@@ -28,12 +28,11 @@ from hand_engine import (
     Discard, DrawStock, LayMelds, MeldSpec, RuleViolation, hand_value, parse_cards, random_step, resolve,
 )
 from hand_engine import start_round as engine_start_round
-from hand_ledger.ordering import Delivered
-from hand_room.domain import (
-    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, Recorded, Room, RoomError, StartMatch, decide, encode,
+from hand_table import (
+    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, LocalRules, Recorded, Room, RoomError, StartMatch, decide,
     private,
 )
-from hand_room.rules_port import LocalRules
+from hand_wire import Delivered, encode
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,7 @@ from .events import (
     BOT_LEVELS, ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
     RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
 )
-from .evolve import evolve
+from .projection import evolve
 from .room import Room
 
 STAND_IN_LEVEL = "middle"  # the bot that plays an away player's seat
