@@ -2,7 +2,7 @@
 
 ``seat`` is the reader: a seat number for a seat token's holder, ``None`` for a
 spectator. The join code goes to seated readers only; events are redacted by
-``domain.for_seat``. ``room_info`` is the domain's (``hand_room.domain.info``),
+``hand_table.for_seat``. ``room_info`` is the wire adapter's (``hand_wire.room_info``),
 which the ledger's replays render too. Every ``RoomInfo`` here carries the
 server's clock (``server_time``) when it is rendered: a Watch event's message is
 rendered once per audience as the event arrives, so its stamp is the time it

@@ -5,7 +5,7 @@ benchmarks (the ledger's scenarios: tests/ledger_support.py).
 ``play_match`` returns the room's events as the room service stores them
 (``MatchRun.stored``, typed ``Recorded``) and as it publishes them on
 hand.room-events (``MatchRun.events``: the private form, encoded
-``hand.v1.RoomEvent`` bytes, as :class:`hand_ledger.ordering.Delivered`). Seats play
+``hand.v1.RoomEvent`` bytes, as :class:`hand_wire.Delivered`). Seats play
 one of two ways:
 
 - ``random``: random legal moves (``hand_engine.random_step``), seeded;

@@ -1,4 +1,4 @@
-"""The engine ↔ wire adapter (hand_rules.convert) loses nothing and invents nothing.
+"""The engine ↔ wire adapter (hand_wire.engine) loses nothing and invents nothing.
 
 States, actions and events of random legal games of every preset go to
 protobuf bytes and back unchanged; overrides left unset keep the preset's
