@@ -54,10 +54,10 @@ from hand_engine import apply  # noqa: E402
 from hand_infra._schema import SQLITE_BEGIN, make_engine  # noqa: E402
 from hand_infra.postgres import TempPostgres, create_database, drop_database  # noqa: E402
 from hand_ledger.consumer import LedgerConsumer  # noqa: E402
-from hand_ledger.ordering import Delivered  # noqa: E402
+from hand_wire import Delivered, decode  # noqa: E402
 from hand_ledger.replay import check, fold  # noqa: E402
 from hand_ledger.store import LedgerStore  # noqa: E402
-from hand_room.domain import MoveMade, Recorded, decode, evolve  # noqa: E402
+from hand_table import MoveMade, Recorded, evolve  # noqa: E402
 from hand_sim.matches import play_match  # noqa: E402
 
 RESULTS = ROOT / "bench" / "results"

@@ -35,7 +35,7 @@ import grpc  # noqa: E402
 
 from hand.v1 import rules_service_pb2 as pb  # noqa: E402
 from hand_engine import random_step, resolve, start_round  # noqa: E402
-from hand_rules.convert import action_to_proto, state_to_proto  # noqa: E402
+from hand_wire import action_to_proto, state_to_proto  # noqa: E402
 
 METHODS = {"Echo": "/hand.v1.RulesService/Echo", "ApplyAction": "/hand.v1.RulesService/ApplyAction"}
 

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 
-from hand_room.domain import decode, encode
-from hand_room.domain.commands import Command
-from hand_room.domain.decide import decide
+from hand_wire import decode, encode
+from hand_table import Command, decide
 from hand_room.rules_port import LocalRules
 
 

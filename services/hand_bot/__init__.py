@@ -16,3 +16,22 @@ See docs/bots.md.
 from .policy import ALL_LEVELS, LEVELS, auto_turn, choose_moves, plan
 
 __all__ = ["ALL_LEVELS", "LEVELS", "auto_turn", "choose_moves", "plan"]
+
+
+def __getattr__(name: str):
+    """The service's front door for ``hand_run`` (``BotService``, ``HealthServer``), loaded on first use: the
+    composition root imports ``hand_bot`` itself, never its modules, and importing any other
+    module of the package does not load the server."""
+    if name == "BotService":
+        from .service import BotService
+
+        return BotService
+    if name == "HealthServer":
+        from .health import HealthServer
+
+        return HealthServer
+    if name == "BotConfig":  # its settings (decision 0032)
+        from .settings import BotConfig
+
+        return BotConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -26,8 +26,8 @@ from hand_infra.kafka_metrics import LagProbe
 from hand_infra.kafka_trace import consume_span, headers
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS
-from hand_room.domain import LEVEL_NAMES, BotTurn, Command, encode_command
-from hand_rules.convert import event_from_proto, options_from_proto, view_from_proto
+from hand_table import BotTurn, Command
+from hand_wire import LEVEL_NAMES, encode_command, event_from_proto, options_from_proto, view_from_proto
 
 from .metrics import DECISION_SECONDS, DECISIONS, REQUESTS_WAITING
 from .policy import choose_moves

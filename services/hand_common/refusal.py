@@ -12,12 +12,12 @@ makes their status.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
 import grpc
 
 from hand_engine import Code
 
+from .refused import Refusal
 from .rule_messages import message
 from .status import pack
 
@@ -46,15 +46,6 @@ DOOR_MESSAGES: dict[str, tuple[grpc.StatusCode, dict[str, str]]] = {
         "en": "The server is at capacity; nothing was changed. Retry shortly with the same request.",
         "ar": "الخادم في أقصى طاقته؛ لم يتغير شيء. أعد المحاولة بعد قليل بالطلب نفسه."}),
 }
-
-
-class Refusal(Exception):
-    """A request refused before (or instead of) any work; ``code`` is an ``ErrorCode`` name
-    without its prefix, ``params`` name the field and the limit."""
-
-    def __init__(self, code: str, detail: str = "", **params: Any) -> None:
-        super().__init__(f"{code}: {detail}")
-        self.code, self.detail, self.params = code, detail, params
 
 
 #: (code, field) → {language: message}: what a refusal of that field says instead of its code's.

@@ -14,3 +14,18 @@ ratings, and replays of every room, projected from ``hand.room-events``.
 
 See docs/ledger.md.
 """
+
+
+def __getattr__(name: str):
+    """The service's front door for ``hand_run`` (``LedgerServer``), loaded on first use: the
+    composition root imports ``hand_ledger`` itself, never its modules, and importing any other
+    module of the package does not load the server."""
+    if name == "LedgerServer":
+        from .server import LedgerServer
+
+        return LedgerServer
+    if name == "LedgerConfig":  # its settings (decision 0032)
+        from .settings import LedgerConfig
+
+        return LedgerConfig
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

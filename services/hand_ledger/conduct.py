@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from hand_room.domain import MatchStarted, MoveMade, RoomEvent, SeatAway, SeatBack
+from hand_table import MatchStarted, MoveMade, RoomEvent, SeatAway, SeatBack
 
 __all__ = ["RECENT", "SeatPlay", "recent_after", "seat_play"]
 

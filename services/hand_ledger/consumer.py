@@ -40,9 +40,10 @@ from hand_infra.kafka_trace import consume_span
 from hand_infra.settings import KafkaSettings
 from hand_infra.sqlstore import log_failure
 from hand_infra.topics import ROOM_EVENTS
-from hand_room.domain import MatchEnded, decode
+from hand_table import MatchEnded
+from hand_wire import Delivered, decode
 
-from .ordering import Delivered, Hold
+from .ordering import Hold
 from .discovery import CURSOR, RoomDiscovery
 from .metrics import DISCOVERED, REPAIRED, ROOMS_WAITING, GameTally
 from .repair import GapRepair

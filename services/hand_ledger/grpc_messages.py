@@ -6,8 +6,10 @@ from __future__ import annotations
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
 from hand_engine import options_from_dict, unit_of, view
-from hand_rules.convert import FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto
-from hand_room.domain import ChatSent, DealCheck, complete, for_seat, room_info, to_proto
+from hand_wire import (
+    FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto, room_info, to_proto,
+)
+from hand_table import ChatSent, DealCheck, complete, for_seat
 
 from .privacy import Viewer
 from .reads import PlayerStats, Sheet

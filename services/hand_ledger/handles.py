@@ -16,7 +16,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import is_account, public_handle
-from hand_room.domain import Recorded, SeatTaken
+from hand_table import Recorded, SeatTaken
 
 from ._schema import handles, players
 

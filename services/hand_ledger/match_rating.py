@@ -22,7 +22,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand.v1 import room_events_pb2, room_pb2
 from hand_engine import DrawStock
-from hand_room.domain import MatchStarted, MoveMade, RoomEvent, SeatAway, SeatBack
+from hand_table import MatchStarted, MoveMade, RoomEvent, SeatAway, SeatBack
 
 from . import ratings
 from ._schema import conduct, events, match_leavers, players, team_ratings

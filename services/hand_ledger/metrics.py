@@ -20,9 +20,8 @@ from collections.abc import Iterable
 from prometheus_client import Counter, Gauge, Histogram
 
 from hand_common.metrics import SLOW_BUCKETS
-from hand_room.domain import MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundScored
-
-from .ordering import Delivered
+from hand_table import MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundScored
+from hand_wire import Delivered
 
 __all__ = ["GameTally", "REPAIRED", "DISCOVERED", "ROOMS_WAITING", "RATING_UPDATES"]
 

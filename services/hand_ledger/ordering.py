@@ -14,37 +14,11 @@ already recorded) before its first event is offered.
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
-from dataclasses import dataclass
 
 from hand_infra.outbox import Deduper
-from hand_room.domain import Recorded, encode
+from hand_wire import Delivered
 
-
-@dataclass(frozen=True)
-class Delivered:
-    """One ``hand.room-events`` message: the typed event, its bytes and where it was read."""
-
-    recorded: Recorded
-    raw: bytes = b""  # the message value as published ("": encode ``recorded``)
-    partition: Hashable = None  # a TopicPartition (None in tests without Kafka)
-    offset: int = -1
-
-    @property
-    def room_id(self) -> str:
-        return self.recorded.room_id
-
-    @property
-    def seq(self) -> int:
-        return self.recorded.seq
-
-    @property
-    def kind(self) -> str:
-        return self.recorded.kind
-
-    @property
-    def payload(self) -> bytes:
-        """What the archive stores: the ``hand.v1.RoomEvent`` bytes as published."""
-        return self.raw or encode(self.recorded)
+__all__ = ["Hold"]
 
 
 class Hold:

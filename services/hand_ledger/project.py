@@ -2,7 +2,7 @@
 
 ``project(conn, recorded)`` updates rooms, seats, score sheets, match results
 and player statistics for one room event, dispatched on the event's type
-(``hand_room.domain`` dataclasses). The archive row (the tracking record) is
+(``hand_table`` dataclasses). The archive row (the tracking record) is
 written by the caller in the same transaction, so an event's effects happen
 exactly once. Kinds with no effect here (moves, presence) are only archived.
 """
@@ -18,9 +18,8 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_room.domain import (
-    MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft,
-    SeatTaken,
+from hand_table import (
+    MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft, SeatTaken,
 )
 
 from . import ratings

@@ -14,7 +14,8 @@ from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import GUEST_PREFIX
-from hand_room.domain import Recorded, decode
+from hand_table import Recorded
+from hand_wire import decode
 
 from ._schema import (
     conduct, events, lines, match_leavers, matches, players, rooms, rounds, seats, team_lines, team_ratings,

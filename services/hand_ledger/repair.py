@@ -27,9 +27,9 @@ import structlog
 from sqlalchemy import select
 
 from hand_infra._schema import make_engine, room_events
-from hand_room.domain import decode, encode, private
+from hand_table import private
+from hand_wire import decode, encode, Delivered
 
-from .ordering import Delivered
 from .settings import REPAIR_AFTER_S
 
 log = structlog.get_logger("hand_ledger.repair")

@@ -1,6 +1,6 @@
 """Replays rebuilt from the archive, and the replay check (pure but for the engine).
 
-A room is the fold of its events (``hand_room.domain.evolve``); every move
+A room is the fold of its events (``hand_table.evolve``); every move
 is re-applied through the engine from the recorded deck orders. :func:`check`
 re-runs the archive and compares, on the typed events, each move's
 recomputed engine events and round/turn with the recorded ``MoveMade``, each
@@ -17,9 +17,7 @@ from functools import singledispatch
 from typing import Any
 
 from hand_engine import apply, next_deal, standings, start_round
-from hand_room.domain import (
-    MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, dealt_seeds, evolve,
-)
+from hand_table import MatchEnded, MoveMade, Recorded, Room, RoomEvent, RoundDealt, RoundScored, dealt_seeds, evolve
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from hand_common.identity import Verifier, optional_player
 from hand_common.limits import DEFAULT_PAGE_SIZE, MAX_ID, MAX_PAGE_SIZE
 from hand_common.rpc import rpc
 from hand_engine import RuleViolation
-from hand_room.domain import for_seat, verify_deals
+from hand_table import for_seat, verify_deals
 
 from . import grpc_messages, handles, reads
 from .caught_up import caught_up

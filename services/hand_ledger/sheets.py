@@ -20,7 +20,7 @@ from hand_engine import (
     unit_seats, units,
 )
 from hand_engine import Standing as Totals  # a unit's total, outs and penalty points
-from hand_room.domain import MatchEnded
+from hand_table import MatchEnded
 
 OUTCOMES = (NO_TIE, MOST_OUTS, FEWER_PENALTY_POINTS, STILL_TIED, PLAYOFF, SHARED)
 

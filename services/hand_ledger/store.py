@@ -28,11 +28,11 @@ from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_infra.sqlstore import STORE_ERRORS, SqlStore
+from hand_wire import Delivered
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
 from ._schema import cursors, events, metadata
 from .caught_up import Progress
-from .ordering import Delivered
 from .project import project
 from .settings import DEV_HANDLE_SECRET
 

@@ -23,7 +23,7 @@ from hand_common.identity import Verifier, optional_player, require_player
 from hand_common.limits import MAX_ID
 from hand_common.rpc import rpc
 from hand_engine import RuleViolation
-from hand_rules.convert import selection_from_proto
+from hand_wire import selection_from_proto
 
 from . import tournament_messages as msg
 from .privacy import Viewer

@@ -15,8 +15,9 @@ import random
 import time
 from collections.abc import Callable
 
-from .domain.commands import Act, ComeBack, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
-from .domain.errors import RoomCode, RoomError
+from hand_table import (
+    Act, ComeBack, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, RemovePlayer, StartMatch, RoomCode, RoomError,
+)
 from .metrics import OVERLOAD_REFUSALS
 
 #: commands a client sends (the others are the room's own: timers, bots, presence)

@@ -30,12 +30,9 @@ from hand_infra import kafka_trace
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_COMMANDS, ROOM_EVENTS, ROOM_REPLIES, partition_of
 
-from .domain import Recorded, decode
-from .domain.command_codec import encode_command
-from .domain.commands import Command
-from .domain.errors import RoomCode, RoomError
+from hand_table import Recorded, Command, RoomCode, RoomError
+from hand_wire import decode, encode_command, Reply, decode_reply
 from .feeds import Feeds
-from .kafka_messages import Reply, decode_reply
 
 log = structlog.get_logger("hand_room.bus")
 #: how often an events consumer with nothing to read checks what it should read

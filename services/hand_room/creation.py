@@ -9,7 +9,7 @@ import math
 
 from hand_common.ratelimit import Buckets, peer_host
 
-from .domain.errors import RoomError
+from hand_table import RoomError
 
 #: players and peers tracked at once (least recently seen dropped first)
 TRACKED = 100_000

@@ -20,7 +20,8 @@ import structlog
 from hand.v1 import room_service_pb2 as pb
 from hand_infra.eventstore import EventStore
 
-from .domain import Recorded, Room, decode, evolve
+from hand_table import Recorded, Room, evolve
+from hand_wire import decode
 from .repository import RoomRepository
 from .grpc_messages import event_message
 

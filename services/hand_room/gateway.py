@@ -25,17 +25,15 @@ from hand_common.language import language_of
 from hand_common.rpc import rpc
 from hand_engine import RuleViolation, check_seat_seed
 from hand_infra.eventstore import EventStore
-from hand_rules.convert import action_from_proto, name_option_field, selection_from_proto
+from hand_wire import action_from_proto, name_option_field, selection_from_proto, LEVEL_NAMES, decode, Reply
+from hand_table import (
+    Room, evolve, token_hash, Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence,
+    RemovePlayer, StartMatch, RoomCode, RoomError,
+)
 
 from . import limits
-from .domain import LEVEL_NAMES, Room, decode, evolve, token_hash
-from .domain.commands import (
-    Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer, StartMatch,
-)
-from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
-from .kafka_messages import Reply
 from .router import CommandRouter
 from .repository import RoomRepository
 from . import metrics as M

@@ -2,7 +2,7 @@
 
 ``seat`` is the reader: a seat number for a seat token's holder, ``None`` for a
 spectator. The join code goes to seated readers only; events are redacted by
-``domain.for_seat``. ``room_info`` is the domain's (``hand_room.domain.info``),
+``hand_table.for_seat``. ``room_info`` is the wire adapter's (``hand_wire.room_info``),
 which the ledger's replays render too. Every ``RoomInfo`` here carries the
 server's clock (``server_time``) when it is rendered: a Watch event's message is
 rendered once per audience as the event arrives, so its stamp is the time it
@@ -15,9 +15,9 @@ import time
 
 from hand.v1 import room_service_pb2 as pb
 from hand_engine import view
-from hand_rules.convert import view_to_proto
+from hand_wire import view_to_proto, room_info, to_proto
 
-from .domain import Recorded, Room, for_seat, room_info, to_proto
+from hand_table import Recorded, Room, for_seat
 
 __all__ = ["event_message", "room_info", "snapshot_message"]
 

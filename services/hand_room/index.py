@@ -14,7 +14,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from hand_infra.sqlstore import create_tables
 
-from .domain import Room
+from hand_table import Room
 
 metadata = MetaData()
 

@@ -14,7 +14,7 @@ from hand_common.limits import (  # noqa: F401 (re-exported: the bounds are decl
 )
 from hand_common.limits import MAX_SEAT_TOKEN as MAX_TOKEN  # noqa: F401
 
-from .domain.errors import RoomError
+from hand_table import RoomError
 
 ROOM_ID = re.compile(f"[A-Za-z0-9_-]{{1,{MAX_ROOM_ID}}}")
 ROOM_ID_CHARS = "A-Z a-z 0-9 - _"  # how a refusal names them (params["chars"])

@@ -17,13 +17,12 @@ import time
 from collections.abc import Awaitable, Callable
 
 import structlog
+from hand_table import Command, RoomCode, RoomError
+from hand_wire import Reply
 
 from .admission import Admission
 from hand_common import tracing
 
-from .domain.commands import Command
-from .domain.errors import RoomCode, RoomError
-from .kafka_messages import Reply
 
 log = structlog.get_logger("hand_room.owner")
 #: in-process commands decided and appended in one pass (one transaction)

@@ -29,15 +29,13 @@ from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_REPLIES
+from hand_wire import decode_command, Reply
+from hand_table import Command, RoomCode, RoomError
 
 from . import metrics as M
 from .admission import Admission
-from .domain.command_codec import decode_command
-from .domain.commands import Command
-from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
-from .kafka_messages import Reply
 from .local_queue import LocalQueue
 from .loop_lag import LoopLag
 from .ownership import OwnershipMap

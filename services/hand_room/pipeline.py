@@ -28,19 +28,19 @@ from hand_engine import RuleViolation
 from hand_infra.eventstore import DuplicateAction, EventStore, EventStoreError
 from hand_infra.outbox import OutboxRelay
 from hand_infra.sqlstore import log_failure, unreachable
+from hand_table import (
+    ChatSent, MoveMade, Room, SeatAway, Act, BotTurn, Command, Decision, decide, RoomCode, RoomError,
+)
+from hand_wire import decode, encode, Reply, encode_reply
 
 from . import metrics as M
-from .domain import ChatSent, MoveMade, Room, SeatAway, decode, encode
-from .domain.commands import Act, BotTurn, Command
-from .domain.decide import Decision, decide
-from .domain.errors import RoomCode, RoomError
 from .feeds import Feeds
 from .index import RoomIndex
-from .kafka_messages import Reply, encode_reply
 from .local_queue import LocalQueue
 from .publish import values
 from .repository import RoomRepository
 from .rules_port import RulesPort
+from .status import rule_error
 from .store_budget import StoreBudget
 from .turns import TurnTimers
 
@@ -298,9 +298,15 @@ class CommandPipeline:
         if not cmd.reply_to or self._producer is None:
             return
         try:
-            await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply))
+            await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply, _rule_error_en))
         except Exception:
             log.exception("reply_failed", room_id=cmd.room_id)
+
+
+def _rule_error_en(code: str, params: dict):
+    """A refused command's ``hand.v1.RuleError`` on the replies topic (English; the gateway
+    answers its caller in the caller's language)."""
+    return rule_error(code, params, "en")
 
 
 def _code(exc: Exception) -> str:

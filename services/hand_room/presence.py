@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import structlog
 
-from .domain.commands import Command, Presence
+from hand_table import Command, Presence
 
 log = structlog.get_logger("hand_room.presence")
 Seat = tuple[str, int]

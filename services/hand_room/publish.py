@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from hand_infra.outbox import OutboxEntry
 
-from .domain import Recorded, decode, encode, for_seat, private
+from hand_table import Recorded, for_seat, private
+from hand_wire import decode, encode
 
 _last: tuple[OutboxEntry | None, Recorded | None] = (None, None)
 

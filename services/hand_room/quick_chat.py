@@ -22,11 +22,9 @@ import grpc
 from hand.v1 import room_service_pb2 as pb
 from hand_common.identity import Verifier, optional_player
 from hand_common.ratelimit import Buckets
+from hand_table import check_phrase, phrase_name, spectator_key, Chat, Command, RoomError
 
 from . import limits
-from .domain.chat import check_phrase, phrase_name, spectator_key
-from .domain.commands import Chat, Command
-from .domain.errors import RoomError
 from .router import CommandRouter
 from .seat_access import SeatAccess
 

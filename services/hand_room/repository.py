@@ -16,7 +16,8 @@ from collections import OrderedDict
 
 from hand_infra.eventstore import EventStore
 
-from .domain import Recorded, Room, SeatTaken, decode, evolve
+from hand_table import Recorded, Room, SeatTaken, evolve
+from hand_wire import decode
 
 
 class RoomRepository:

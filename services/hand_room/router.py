@@ -13,11 +13,10 @@ import asyncio
 import uuid
 
 import structlog
+from hand_table import Command, RoomCode, RoomError
+from hand_wire import Reply
 
 from .bus import Bus
-from .domain.commands import Command
-from .domain.errors import RoomCode, RoomError
-from .kafka_messages import Reply
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
 from .partitions import partition_of

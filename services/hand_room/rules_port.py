@@ -2,24 +2,9 @@
 
 from __future__ import annotations
 
-
-import hand_engine as eng
-from .domain.ports import RulesPort
+from hand_table import LocalRules, RulesPort
 
 __all__ = ["GrpcRules", "LocalRules", "RulesPort"]
-
-
-class LocalRules:
-    """The engine called in-process (unit tests, single-process deployments)."""
-
-    async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
-        return eng.start_round(options, n, seed=seed, dealer=dealer, round_no=round_no, fair=fair)
-
-    async def apply(self, state, seat, action):
-        return eng.apply(state, seat, action)
-
-    async def auto_turn(self, state):
-        return eng.auto_turn(state)
 
 
 class GrpcRules:
@@ -50,7 +35,7 @@ class GrpcRules:
         from hand_engine import Code, RuleViolation
         from hand_common.status import from_status
 
-        from .domain.errors import RoomCode, RoomError
+        from hand_table import RoomCode, RoomError
 
         try:
             return await method(request, timeout=self.timeout_s)
@@ -68,7 +53,7 @@ class GrpcRules:
 
     async def start_round(self, options, n, *, seed, dealer, round_no, fair=None):
         from hand.v1 import options_pb2, rules_service_pb2 as rs
-        from hand_rules.convert import event_from_proto, options_to_proto, state_from_proto
+        from hand_wire import event_from_proto, options_to_proto, state_from_proto
 
         req = rs.StartRoundRequest(rules=options_pb2.RuleSelection(preset="hand", overrides=options_to_proto(options)),
                                    seats=n, seed=seed, round_no=round_no)
@@ -81,7 +66,7 @@ class GrpcRules:
 
     async def apply(self, state, seat, action):
         from hand.v1 import rules_service_pb2 as rs
-        from hand_rules.convert import action_to_proto, event_from_proto, state_from_proto, state_to_proto
+        from hand_wire import action_to_proto, event_from_proto, state_from_proto, state_to_proto
 
         resp = await self._call(self._stub.ApplyAction, rs.ApplyActionRequest(
             state=state_to_proto(state), seat=seat, action=action_to_proto(action)))
@@ -89,7 +74,7 @@ class GrpcRules:
 
     async def auto_turn(self, state):
         from hand.v1 import rules_service_pb2 as rs
-        from hand_rules.convert import action_from_proto, state_to_proto
+        from hand_wire import action_from_proto, state_to_proto
 
         resp = await self._call(self._stub.AutoTurn, rs.AutoTurnRequest(state=state_to_proto(state)))
         return [action_from_proto(a) for a in resp.actions]

@@ -20,10 +20,9 @@ import grpc
 
 from hand_common.accounts import guest_label, is_account
 from hand_common.identity import Verifier, optional_player
+from hand_table import Room, token_hash, RoomCode, RoomError
 
 from . import limits
-from .domain import Room, token_hash
-from .domain.errors import RoomCode, RoomError
 
 LoadRoom = Callable[[str, bool], Awaitable[Room]]  # (room_id, fresh) -> the room
 

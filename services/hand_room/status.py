@@ -11,7 +11,17 @@ from hand_common.refusal import Refusal
 from hand_common.status_map import StatusMap
 from hand_infra.sqlstore import unreachable
 
-from .domain.errors import EXISTS, INVALID, NOT_FOUND, OUT_OF_RANGE, PERMISSION, UNAVAILABLE, RoomCode, RoomError
+from hand_table import RoomCode, RoomError
+
+#: codes that mean "the request itself is malformed" (gRPC INVALID_ARGUMENT)
+INVALID = {"INVALID_ARGUMENT", "INVALID_OPTIONS", "INVALID_STATE", "UNKNOWN_CARD",
+           "DUPLICATE_CARD", "STAGING_OVERLAP", "ACTION_ID_REUSED", "UNKNOWN_PHRASE"}
+NOT_FOUND = {"ROOM_NOT_FOUND", "TICKET_NOT_FOUND"}
+EXISTS = {"TICKET_EXISTS"}
+OUT_OF_RANGE = {"SEQ_OUT_OF_RANGE"}
+PERMISSION = {"SEAT_TOKEN_INVALID", "NOT_HOST", "JOIN_CODE_REQUIRED", "SEAT_PLAYER_MISMATCH",
+              "SEAT_TOKEN_EXPIRED"}
+UNAVAILABLE = {"ROOM_UNAVAILABLE"}
 
 ROOM_MESSAGES: dict[str, dict[str, str]] = {
     "ROOM_NOT_FOUND": {"en": "No such room.", "ar": "لا توجد غرفة بهذا المعرّف أو الرمز."},

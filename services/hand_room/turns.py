@@ -15,11 +15,10 @@ import structlog
 
 from hand_infra.sqlstore import log_failure
 
-from .domain import MoveMade, Room, RoundDealt, decode
+from hand_table import MoveMade, Room, RoundDealt, Command, TurnTimeout
+from hand_wire import decode, bot_request
 from collections.abc import Awaitable, Callable
 
-from .domain.commands import Command, TurnTimeout
-from .kafka_messages import bot_request
 from .metrics import TIMERS_ARMED, TURN_TIMEOUTS
 from .repository import RoomRepository
 

@@ -24,8 +24,8 @@ from hand_common.rpc import rpc
 from hand_common.status_map import StatusMap
 from hand_engine import Code, RoundState, RuleViolation
 
-from . import convert
-from .convert import EnumCodec
+import hand_wire as wire
+from hand_wire import EnumCodec
 
 log = structlog.get_logger("hand_rules")
 _GOAL = EnumCodec(pb.SuggestionGoal.DESCRIPTOR)
@@ -36,7 +36,7 @@ def _state(request: Any) -> RoundState:
     """The request's client-supplied state, decoded and checked (``INVALID_STATE``)."""
     if not request.HasField("state"):
         raise RuleViolation(Code.INVALID_ARGUMENT, "state: missing", field="state")
-    state = convert.state_from_proto(request.state)
+    state = wire.state_from_proto(request.state)
     engine.check_state(state)
     return state
 
@@ -95,10 +95,10 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
     @_rpc
     def StartRound(self, request: pb.StartRoundRequest) -> pb.StartRoundResponse:
         try:
-            options = convert.selection_from_proto(request.rules)
+            options = wire.selection_from_proto(request.rules)
             options.check_players(request.seats)
         except RuleViolation as exc:
-            raise convert.name_option_field(exc, "rules", "seats") from None
+            raise wire.name_option_field(exc, "rules", "seats") from None
         deal = request.WhichOneof("deal")
         if deal is None:
             raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")
@@ -106,45 +106,45 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
             options, request.seats,
             seed=request.deck.seed if deal == "deck" else request.seed,
             dealer=request.dealer if request.HasField("dealer") else None,
-            deck=convert.cards_in(request.deck.cards, Code.INVALID_ARGUMENT, "deck.cards") if deal == "deck" else None,
+            deck=wire.cards_in(request.deck.cards, Code.INVALID_ARGUMENT, "deck.cards") if deal == "deck" else None,
             round_no=request.round_no or 1,
             fair=engine.DealSeeds(request.fair.server_seed, tuple(request.fair.seat_seeds))
             if request.HasField("fair") else None,
         )
         return pb.StartRoundResponse(
-            state=convert.state_to_proto(state), events=[convert.event_to_proto(e) for e in events]
+            state=wire.state_to_proto(state), events=[wire.event_to_proto(e) for e in events]
         )
 
     @_rpc
     def ApplyAction(self, request: pb.ApplyActionRequest) -> pb.ApplyActionResponse:
         state = _state(request)
         seat = _seat(request.seat, state)
-        action = convert.action_from_proto(request.action)
+        action = wire.action_from_proto(request.action)
         state, events = engine.apply(state, seat, action)
         return pb.ApplyActionResponse(
-            state=convert.state_to_proto(state), events=[convert.event_to_proto(e) for e in events]
+            state=wire.state_to_proto(state), events=[wire.event_to_proto(e) for e in events]
         )
 
     @_rpc
     def EvaluateStaging(self, request: pb.EvaluateStagingRequest) -> pb.EvaluateStagingResponse:
         state = _state(request)
         seat = _seat(request.seat, state)
-        staging = engine.evaluate_staging(state, seat, [convert.cards_in(c.cards, field="candidates.cards")
+        staging = engine.evaluate_staging(state, seat, [wire.cards_in(c.cards, field="candidates.cards")
                                                                 for c in request.candidates])
-        return pb.EvaluateStagingResponse(evaluation=convert.staging_to_proto(staging))
+        return pb.EvaluateStagingResponse(evaluation=wire.staging_to_proto(staging))
 
     @_rpc
     def SuggestMelds(self, request: pb.SuggestMeldsRequest) -> pb.SuggestMeldsResponse:
         state = _state(request)
         seat = _seat(request.seat, state)
         goal = _GOAL.decode_optional(request.goal) or "opening"
-        return convert.suggestion_to_proto(engine.suggest(state, seat, goal))
+        return wire.suggestion_to_proto(engine.suggest(state, seat, goal))
 
     @_rpc
     def GetView(self, request: pb.GetViewRequest) -> pb.GetViewResponse:
         state = _state(request)
         seat = _seat(request.seat, state) if request.HasField("seat") else None
-        return pb.GetViewResponse(view=convert.view_to_proto(engine.view(state, seat), state.options))
+        return pb.GetViewResponse(view=wire.view_to_proto(engine.view(state, seat), state.options))
 
     @_rpc
     def AutoTurn(self, request: pb.AutoTurnRequest) -> pb.AutoTurnResponse:
@@ -152,7 +152,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
         if state.result is not None:
             raise RuleViolation(Code.ROUND_OVER, "the round is over")
         actions = engine.auto_turn(state)
-        return pb.AutoTurnResponse(actions=[convert.action_to_proto(a) for a in actions])
+        return pb.AutoTurnResponse(actions=[wire.action_to_proto(a) for a in actions])
 
     @_rpc
     def Echo(self, request: pb.EchoRequest) -> pb.EchoResponse:

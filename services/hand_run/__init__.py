@@ -15,14 +15,13 @@ import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from hand_auth.settings import AuthConfig
+from hand_auth import AuthConfig
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings, eventstore_url, kafka_settings
 from hand_infra.topics import ensure_topics
-from hand_ledger.settings import LedgerConfig
-from hand_room.settings import RoomConfig
-from hand_rules.server import RulesServer
-from hand_rules.settings import RulesConfig
+from hand_ledger import LedgerConfig
+from hand_room import RoomConfig
+from hand_rules import RulesConfig, RulesServer
 from hand_web.settings import WebConfig
 
 from .bots import Bots
@@ -134,7 +133,7 @@ class Room(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_room.server import RoomServer
+        from hand_room import RoomServer
 
         self.server = RoomServer(self.config, self.stack.kafka, self.store_url)
         await self.server.start()
@@ -182,7 +181,7 @@ class Ledger(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_ledger.server import LedgerServer
+        from hand_ledger import LedgerServer
 
         config = self.config
         if not config.room_address and self.stack.room_target:  # tournaments make rooms here
@@ -227,7 +226,7 @@ class Auth(_Served):
         self.stack = stack
 
     async def start(self) -> None:
-        from hand_auth.server import AuthServer
+        from hand_auth import AuthServer
 
         self.server = AuthServer(self.config)
         await self.server.start()

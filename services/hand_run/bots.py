@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from hand_bot.settings import BotConfig
+from hand_bot import BotConfig
 
 if TYPE_CHECKING:
     from . import Stack
@@ -35,8 +35,7 @@ class Bots:
         return f"{self.health.target} (health; {group})"
 
     async def start(self) -> None:
-        from hand_bot.health import HealthServer
-        from hand_bot.service import BotService
+        from hand_bot import BotService, HealthServer
 
         health = HealthServer(self.config.server)
         await health.start()  # first: a taken port fails before the consumer joins its group

@@ -1,11 +1,11 @@
-"""Whole matches played in-process through the room domain (``hand_room.domain``'s
+"""Whole matches played in-process through the room domain (``hand_table``'s
 ``decide`` with the engine as its rules port, no Kafka), for tests and
 benchmarks (the ledger's scenarios: tests/ledger_support.py).
 
 ``play_match`` returns the room's events as the room service stores them
 (``MatchRun.stored``, typed ``Recorded``) and as it publishes them on
 hand.room-events (``MatchRun.events``: the private form, encoded
-``hand.v1.RoomEvent`` bytes, as :class:`hand_ledger.ordering.Delivered`). Seats play
+``hand.v1.RoomEvent`` bytes, as :class:`hand_wire.Delivered`). Seats play
 one of two ways:
 
 - ``random``: random legal moves (``hand_engine.random_step``), seeded;
@@ -28,12 +28,11 @@ from hand_engine import (
     Discard, DrawStock, LayMelds, MeldSpec, RuleViolation, hand_value, parse_cards, random_step, resolve,
 )
 from hand_engine import start_round as engine_start_round
-from hand_ledger.ordering import Delivered
-from hand_room.domain import (
-    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, Recorded, Room, RoomError, StartMatch, decide, encode,
+from hand_table import (
+    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, LocalRules, Recorded, Room, RoomError, StartMatch, decide,
     private,
 )
-from hand_room.rules_port import LocalRules
+from hand_wire import Delivered, encode
 
 
 @dataclass(frozen=True)

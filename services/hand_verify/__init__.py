@@ -3,4 +3,4 @@
 finished or running match's events fetched from the ledger (``GetReplay``), or
 a file of ``hand.v1.RoomEvent`` messages (one JSON object a line, as
 ``protobuf``'s JSON mapping writes them). The check itself is
-``hand_room.domain.verify_deals``: nothing is taken on the server's word."""
+``hand_table.verify_deals``: nothing is taken on the server's word."""

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from google.protobuf import json_format
 
 from hand.v1 import room_events_pb2
-from hand_room.domain import DealCheck, Recorded, for_seat, from_proto, verify_deals
+from hand_table import DealCheck, Recorded, for_seat, verify_deals
+from hand_wire import from_proto
 
 
 async def _from_ledger(address: str, room_id: str) -> list[Recorded]:

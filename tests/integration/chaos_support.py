@@ -15,7 +15,8 @@ from hand.v1 import room_pb2
 from hand_infra.eventstore import EventStore
 from hand_ledger import _schema
 from hand_ledger.server import LedgerServer
-from hand_room.domain import MoveMade, decode
+from hand_table import MoveMade
+from hand_wire import decode
 
 from .room_support import Player, Watcher, seq_of
 from .failover_support import act_retrying

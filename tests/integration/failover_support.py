@@ -23,7 +23,8 @@ from hand_infra.broker import TansuBroker
 from hand_infra.eventstore import EventStore
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ROOM_EVENTS, ensure_topics
-from hand_room.domain import MoveMade, decode
+from hand_table import MoveMade
+from hand_wire import decode
 from hand_room.partitions import partition_of
 
 from .room_support import Player, Watcher, create_room, join_all, moved_to, rule_error_of, seq_of, wait_for

@@ -20,7 +20,7 @@ from hand_engine.match import running_totals, standings
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger import _schema, reads
 from hand_ledger.consumer import LedgerConsumer
-from hand_ledger.ordering import Delivered
+from hand_wire import Delivered
 from hand_ledger.store import LedgerStore
 
 _counter = itertools.count()

@@ -99,7 +99,7 @@ class Player:
     def plan(self, view) -> list[actions_pb2.Action]:
         """The moves a beginner bot in this seat would make, computed on the client."""
         from hand_bot.policy import choose_moves
-        from hand_rules.convert import action_to_proto
+        from hand_wire import action_to_proto
 
         actions = choose_moves(perspective_from_proto(view, self.options), "beginner", view.turn_no)
         return [action_to_proto(a) for a in actions]

@@ -22,7 +22,8 @@ from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
 from hand_common.healthcheck import check
-from hand_room.domain import MoveMade, decode
+from hand_table import MoveMade
+from hand_wire import decode
 
 from .room_support import Watcher, create_room, make_topics, start_instance, topics_for, wait_for
 

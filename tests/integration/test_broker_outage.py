@@ -23,8 +23,7 @@ from hand_infra.eventstore import EventStore
 from hand_infra.settings import kafka_settings
 from hand_ledger.server import LedgerServer
 from hand_ledger.settings import LedgerConfig
-from hand_room.domain.commands import Command, TurnTimeout
-from hand_room.domain.errors import RoomError
+from hand_table import Command, TurnTimeout, RoomError
 from hand_room.server import RoomServer
 from hand_run import Broker, Stack
 

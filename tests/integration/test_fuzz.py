@@ -32,13 +32,13 @@ import hand_engine as engine
 from hand.v1 import (
     auth_service_pb2, auth_service_pb2_grpc, ledger_service_pb2, options_pb2, rules_service_pb2,
 )
+import hand_wire as wire
 from hand_auth.server import AuthServer
 from hand_auth.settings import AuthConfig
 from hand_ledger import _schema as ledger_schema
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.server import LedgerServer
 from hand_ledger.settings import LedgerConfig
-from hand_rules import convert
 from hand_rules.server import RulesServer
 from hand_rules.settings import RulesConfig
 from tests.integration.fuzz_support import Tally, fuzz_method
@@ -80,12 +80,12 @@ def _rules_hints() -> dict[str, list]:
     states, selections = [], []
     for preset in sorted(engine.PRESETS)[:3]:
         selection = options_pb2.RuleSelection(preset=preset)
-        options = convert.selection_from_proto(selection)
+        options = wire.selection_from_proto(selection)
         state, _ = engine.start_round(options, 4, seed=rng.randrange(2**32))
         for _ in range(rng.randrange(12)):
             if state.result is None:
                 state, _, _ = engine.random_step(state, rng)
-        states.append(convert.state_to_proto(state))
+        states.append(wire.state_to_proto(state))
         selections.append(selection)
     return {"preset": [*engine.PRESETS, "nope"], "state": states, "rules": selections,
             "seat": [0, 1, 2, 3], "seats": [2, 3, 4], "round_no": [1, 2]}

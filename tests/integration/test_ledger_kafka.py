@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 
 from hand_infra.topics import ensure_topics
 from hand_ledger.consumer import LedgerConsumer
-from hand_ledger.ordering import Delivered
+from hand_wire import Delivered
 from hand_ledger.store import LedgerStore
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 

@@ -16,7 +16,7 @@ from hand_infra.topics import ensure_topics
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.repair import GapRepair
 from hand_ledger.store import LedgerStore
-from hand_room.domain import encode
+from hand_wire import encode
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 
 from .ledger_fixtures import assert_sheet_matches_engine, ledger_db, snapshot  # noqa: F401 - fixture

@@ -21,8 +21,8 @@ from hand_engine.cards import JOKER_IDS
 from hand_common.status import from_status
 from hand_ledger import _schema, grpc_messages
 from hand_ledger.replay import fold
-from hand_room.domain import MoveMade, RoundDealt, complete, encode, for_seat, to_proto
-from hand_rules.convert import cards_out, state_to_proto, view_to_proto
+from hand_table import MoveMade, RoundDealt, complete, for_seat
+from hand_wire import encode, to_proto, cards_out, state_to_proto, view_to_proto
 from hand_sim.matches import seat_token
 from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 

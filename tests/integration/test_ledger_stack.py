@@ -21,7 +21,8 @@ from hand_common.sessionkeys import private_key
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger.server import LedgerServer
 from hand_ledger.settings import LedgerConfig
-from hand_room.domain import complete, decode, to_proto
+from hand_table import complete
+from hand_wire import decode, to_proto
 
 from .room_support import (
     Player, Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for,

@@ -14,10 +14,10 @@ import pytest
 from hand_ledger import grpc_messages, reads
 from hand_ledger.privacy import Viewer
 from hand_ledger.consumer import LedgerConsumer
-from hand_ledger.ordering import Delivered
+from hand_wire import Delivered
 from hand_ledger.ratings import PRIOR
 from hand_ledger.store import LedgerStore
-from hand_room.domain import RoundScored
+from hand_table import RoundScored
 from hand_sim.matches import play_match, published
 from tests.ledger_support import SCENARIOS, scenario_runs  # noqa: F401 - fixture
 

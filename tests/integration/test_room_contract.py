@@ -18,7 +18,8 @@ from hand.v1 import actions_pb2, room_bus_pb2, room_events_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_bot.service import BotService
-from hand_room.domain import from_proto, verify_deals
+from hand_table import verify_deals
+from hand_wire import from_proto
 
 from .room_support import (
     Watcher, a_move_ready, create_room, join_all, make_topics, name, refusal, seq_of, start_instance, started_room,

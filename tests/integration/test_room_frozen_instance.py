@@ -39,7 +39,8 @@ from hand_infra.eventstore import EventStore
 from hand_infra.postgres import create_database, drop_database
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ensure_topics
-from hand_room.domain import MoveMade, decode
+from hand_table import MoveMade
+from hand_wire import decode
 
 from .failover_support import PARTITIONS, Instance
 from .room_support import Player, Watcher, create_room, join_all, moved_to, rule_error_of, seq_of, wait_for

@@ -13,10 +13,9 @@ import grpc
 from hand.v1 import errors_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_room.domain import token_hash
-from hand_room.domain.commands import Command, CreateRoom
+from hand_table import token_hash, Command, CreateRoom
 from hand_room.matchmaking.pool import Formed, Group, Opened, Pool, Ticket
-from hand_rules.convert import selection_from_proto
+from hand_wire import selection_from_proto
 
 from .room_support import make_topics, rule_error_of, start_instance, topics_for, wait_for
 

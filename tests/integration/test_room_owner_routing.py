@@ -16,7 +16,8 @@ from hand.v1 import actions_pb2, errors_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.eventstore import EventStore
-from hand_room.domain import SeatAway, SeatBack, SeatConnected, decode
+from hand_table import SeatAway, SeatBack, SeatConnected
+from hand_wire import decode
 from hand_room.partitions import partition_of
 
 from .room_support import (

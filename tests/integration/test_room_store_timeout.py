@@ -96,8 +96,8 @@ async def test_a_cold_room_whose_load_hangs_is_refused_within_the_store_timeout(
     shares the batch's store timeout, so a hanging store refuses it UNAVAILABLE in time
     instead of holding the command as long as the store hangs. Nothing is written; the
     client's retry stores the move once."""
-    from hand_room.domain.commands import Act, Command
-    from hand_rules.convert import action_from_proto
+    from hand_table import Act, Command
+    from hand_wire import action_from_proto
 
     async with a_room(broker, tmp_path, unique, TIMEOUT_S) as (server, _, ready):
         room_id, _, mover, _, discard, before = ready

@@ -28,7 +28,7 @@ from hand.v1 import rules_service_pb2_grpc as pb_grpc
 from hand_common.healthcheck import check
 from hand_common.status import from_status
 from hand_engine import parse_cards, resolve
-from hand_rules.convert import action_from_proto, state_from_proto, state_to_proto
+from hand_wire import action_from_proto, state_from_proto, state_to_proto
 from hand_rules.server import RulesServer
 from hand_rules.settings import RulesConfig
 from hand_sim.positions import build

@@ -26,7 +26,7 @@ from hand_common.sessionkeys import private_key
 from hand_ledger.reads import load_events
 from hand_ledger.server import LedgerServer
 from hand_ledger.settings import LedgerConfig
-from hand_room.domain import RoundDealt
+from hand_table import RoundDealt
 
 from .room_support import make_topics, name, refusal, start_instance, topics_for
 

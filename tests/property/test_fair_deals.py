@@ -10,7 +10,7 @@ import os
 import pytest
 
 from hand_engine import PRESETS, resolve
-from hand_room.domain import for_seat, verify_deals
+from hand_table import for_seat, verify_deals
 from hand_sim.matches import play_match
 
 ROUNDS = int(os.environ.get("HAND_FAIR_ROUNDS", "3"))

@@ -13,7 +13,7 @@ import hand_bot
 from hand.v1 import room_bus_pb2
 from hand_bot.policy import ALL_LEVELS, LEVELS, choose_moves, plan
 from hand_bot.service import BotAsk, answer, ask_from_proto, request_seed
-from hand_room.kafka_messages import bot_request
+from hand_wire import bot_request
 from hand_engine import (
     Discard, DrawStock, LayMelds, TakeDiscard, apply, auto_turn, random_step, resolve, start_round,
 )

@@ -167,7 +167,7 @@ def test_suit_enum_is_the_engine_suit_plus_one():
 
 def test_documented_card_id_examples_match_the_engine_plus_one():
     """The wire id is the engine id + 1, so that no card is a proto3 zero value."""
-    from hand_rules.convert import card_in, card_out
+    from hand_wire import card_in, card_out
     text = (PROTO_DIR / "cards.proto").read_text(encoding="utf-8")
     for card, wire_id in (("AS", 1), ("10H", 23), ("KC", 52), ("9H#2", 74)):
         assert card_out(cards.parse_card(card)) == wire_id and card_in(wire_id) == cards.parse_card(card)
@@ -176,7 +176,7 @@ def test_documented_card_id_examples_match_the_engine_plus_one():
 
 def test_no_card_is_zero_on_the_wire():
     from hand_engine import RuleViolation
-    from hand_rules.convert import card_in, cards_out
+    from hand_wire import card_in, cards_out
     assert 0 not in cards_out(range(106)) and sorted(cards_out(range(106))) == list(range(1, 107))
     with pytest.raises(RuleViolation):
         card_in(0)

@@ -47,7 +47,8 @@ def test_a_seeded_room_skips_what_was_processed_before_a_restart() -> None:
 
 
 def test_published_room_events_round_trip_arabic_text_and_drop_the_token_hash() -> None:
-    from hand_room.domain import Recorded, SeatTaken, decode, encode
+    from hand_table import Recorded, SeatTaken
+    from hand_wire import decode, encode
     from hand_room.publish import private_value, public_value
 
     rec = Recorded("r1", 3, 12.5, SeatTaken(seat=1, kind="human", name="هاند", player_id="p1", token_hash="ab"))

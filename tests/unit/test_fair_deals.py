@@ -13,9 +13,7 @@ from hand_engine import (
     start_round,
 )
 from hand_engine import fair
-from hand_room.domain import (
-    MatchStarted, MoveMade, RoundDealt, RoundScored, SeatTaken, complete, for_seat, verify_deals,
-)
+from hand_table import MatchStarted, MoveMade, RoundDealt, RoundScored, SeatTaken, complete, for_seat, verify_deals
 from hand_sim.matches import play_match
 
 SEED = bytes(range(32))
@@ -89,7 +87,7 @@ def scored_rec(stored):
 
 
 async def test_a_seat_seed_sent_on_create_and_join_is_recorded() -> None:
-    from hand_room.domain import Command, CreateRoom, JoinRoom, decide
+    from hand_table import Command, CreateRoom, JoinRoom, decide
     from hand_room.rules_port import LocalRules
 
     d = await decide(None, Command("r", CreateRoom("ABCDEF", False, "hand", resolve("hand"), 2, 30, "a", "p0",
@@ -176,7 +174,7 @@ async def test_a_match_with_a_fixed_seed_is_unverifiable_and_a_running_round_pen
 async def test_the_command_line_verifier_reads_a_file_of_public_events(tmp_path, capsys) -> None:
     from google.protobuf import json_format
 
-    from hand_room.domain import to_proto
+    from hand_wire import to_proto
     from hand_verify.__main__ import main
 
     run = await _fair_match()

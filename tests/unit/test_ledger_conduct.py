@@ -8,7 +8,7 @@ import pytest
 from hand_engine import DrawStock
 from hand_ledger import ratings
 from hand_ledger.conduct import RECENT, SeatPlay, recent_after, seat_play
-from hand_room.domain import MatchStarted, MoveMade, SeatAway, SeatBack
+from hand_table import MatchStarted, MoveMade, SeatAway, SeatBack
 
 R = ratings.Rating
 

@@ -13,9 +13,10 @@ from hand_engine.events import StockDrawn
 from hand_engine.match import Standing
 from hand_ledger import ratings, sheets
 from hand_ledger.consumer import parse
-from hand_ledger.ordering import Delivered, Hold
+from hand_wire import Delivered, encode
+from hand_ledger.ordering import Hold
 from hand_ledger.replay import check, fold
-from hand_room.domain import MoveMade, Recorded, RoundScored, SeatLeft, encode
+from hand_table import MoveMade, Recorded, RoundScored, SeatLeft
 from tests.ledger_support import scenario_runs  # noqa: F401 - fixture
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from hand_engine import PRESETS, resolve
 from hand_ledger.replay import check
-from hand_room.domain import decode
+from hand_wire import decode
 from hand_sim.matches import play_match
 
 

@@ -10,8 +10,7 @@ import time
 import pytest
 
 from hand_room.admission import Admission
-from hand_room.domain.commands import Act, BotTurn
-from hand_room.domain.errors import RoomError
+from hand_table import Act, BotTurn, RoomError
 from hand_room.loop_lag import LoopLag
 
 

@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from hand_room.domain.errors import RoomError
+from hand_table import RoomError
 from hand_room.matchmaking.log import decode, encode
 from hand_room.matchmaking.pool import (
     CANCELLED, MATCHED, SEATED, WAITING, Formed, Pool, Schedule, Seated, Ticket, apply, cancel, level_for, match,

@@ -8,8 +8,7 @@ import pytest
 
 from hand_engine import resolve
 from hand_room import limits
-from hand_room.domain.commands import CreateRoom, JoinRoom, RemovePlayer
-from hand_room.domain.errors import RoomError
+from hand_table import CreateRoom, JoinRoom, RemovePlayer, RoomError
 from hand_room.status import STATUS
 
 text = STATUS.text  # the room refusal's message in a language

@@ -13,12 +13,11 @@ from hand.v1 import room_bus_pb2
 from hand_engine import auto_turn, resolve
 from hand_ledger.grpc_messages import replay_to_proto
 from hand_ledger.replay import check, fold
-from hand_room.domain import (
-    PHRASES, Chat, ChatSent, Recorded, SeatAway, decode, encode, for_seat, private, spectator_key,
+from hand_table import (
+    PHRASES, Chat, ChatSent, Recorded, SeatAway, for_seat, private, spectator_key, Act, BotTurn, Command,
+    CreateRoom, JoinRoom, LeaveRoom, StartMatch, RoomError,
 )
-from hand_room.domain.command_codec import command_from_proto, decode_command, encode_command
-from hand_room.domain.commands import Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, StartMatch
-from hand_room.domain.errors import RoomError
+from hand_wire import decode, encode, command_from_proto, decode_command, encode_command
 from hand_room.quick_chat import ChatLimits
 from hand_room.settings import AWAY_AFTER_TIMEOUTS, STORE_TIMEOUT_S
 from hand_room.turns import TurnTimers

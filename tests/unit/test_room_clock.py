@@ -5,8 +5,8 @@ however often and whenever the room is read, moved on only by the event that han
 from __future__ import annotations
 
 from hand_engine import DrawStock, auto_turn, resolve
-from hand_room.domain import room_info
-from hand_room.domain.commands import Act, CreateRoom, JoinRoom, StartMatch, TurnTimeout
+from hand_wire import room_info
+from hand_table import Act, CreateRoom, JoinRoom, StartMatch, TurnTimeout
 from tests.room_domain_support import Room
 
 T0 = 1_800_000_000.0

@@ -7,15 +7,12 @@ import pytest
 
 from hand_engine import DrawStock, auto_turn, resolve
 from hand_engine.match import standings
-from hand_room.domain import (
-    MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundDealt, SeatAway, SeatBack, SeatTaken, decode,
-    encode, evolve, for_seat, private,
+from hand_table import (
+    MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundDealt, SeatAway, SeatBack, SeatTaken, evolve, for_seat,
+    private, Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch,
+    TurnTimeout, RoomError,
 )
-from hand_room.domain.command_codec import decode_command, encode_command
-from hand_room.domain.commands import (
-    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, StartMatch, TurnTimeout,
-)
-from hand_room.domain.errors import RoomError
+from hand_wire import decode, encode, decode_command, encode_command
 from tests.room_domain_support import Room
 
 

@@ -7,8 +7,8 @@ import asyncio
 from types import SimpleNamespace
 
 from hand_engine import resolve
-from hand_room.domain import encode, evolve
-from hand_room.domain.commands import CreateRoom, JoinRoom
+from hand_table import evolve, CreateRoom, JoinRoom
+from hand_wire import encode
 from hand_room.repository import RoomRepository
 
 from tests.room_domain_support import Room

@@ -10,12 +10,11 @@ import pytest
 
 from hand_engine import DrawStock, auto_turn, partner_of, resolve, seat_after
 from hand_room.admission import CLIENT_COMMANDS
-from hand_room.domain import SeatAway, SeatBack, room_info
-from hand_room.domain.command_codec import decode_command, encode_command
-from hand_room.domain.commands import (
-    Act, BotTurn, ComeBack, Command, CreateRoom, JoinRoom, LeaveRoom, StartMatch, TurnTimeout,
+from hand_table import (
+    SeatAway, SeatBack, Act, BotTurn, ComeBack, Command, CreateRoom, JoinRoom, LeaveRoom, StartMatch, TurnTimeout,
+    RoomError,
 )
-from hand_room.domain.errors import RoomError
+from hand_wire import room_info, decode_command, encode_command
 from tests.room_domain_support import Room
 
 

@@ -1,4 +1,4 @@
-"""The engine ↔ wire adapter (hand_rules.convert) loses nothing and invents nothing.
+"""The engine ↔ wire adapter (hand_wire.engine) loses nothing and invents nothing.
 
 States, actions and events of random legal games of every preset go to
 protobuf bytes and back unchanged; overrides left unset keep the preset's
@@ -19,10 +19,9 @@ from hand_engine import (
     ReturnTake, RuleViolation, TakeDiscard, evaluate_staging, random_step, redact, resolve,
     start_round, suggest, view,
 )
-from hand_rules.convert import (
-    action_from_proto, action_to_proto, event_from_proto, event_to_proto, options_from_proto,
-    options_to_proto, selection_from_proto, staging_to_proto, state_from_proto, state_to_proto,
-    suggestion_to_proto, view_to_proto,
+from hand_wire import (
+    action_from_proto, action_to_proto, event_from_proto, event_to_proto, options_from_proto, options_to_proto,
+    selection_from_proto, staging_to_proto, state_from_proto, state_to_proto, suggestion_to_proto, view_to_proto,
 )
 
 

@@ -9,10 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from hand_engine import resolve
-from hand_room.domain import decode, encode
-from hand_room.domain.commands import Command, CreateRoom, JoinRoom, LeaveRoom, RemovePlayer, StartMatch
-from hand_room.domain.decide import decide
-from hand_room.domain.errors import RoomError
+from hand_wire import decode, encode
+from hand_table import Command, CreateRoom, JoinRoom, LeaveRoom, RemovePlayer, StartMatch, decide, RoomError
 from hand_room.rules_port import LocalRules
 
 RULES = LocalRules()

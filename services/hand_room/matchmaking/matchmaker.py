@@ -23,12 +23,10 @@ import structlog
 
 from hand.v1 import options_pb2
 from hand_infra.eventstore import StaleAppend
-from hand_rules.convert import selection_from_proto
+from hand_wire import selection_from_proto
+from hand_table import Room, Command, CreateRoom, FillWithBots, JoinRoom, StartMatch, RoomCode, RoomError
 
 from .. import limits
-from ..domain import Room
-from ..domain.commands import Command, CreateRoom, FillWithBots, JoinRoom, StartMatch
-from ..domain.errors import RoomCode, RoomError
 from ..repository import RoomRepository
 from ..router import CommandRouter
 from .log import PoolLog, TicketTaken

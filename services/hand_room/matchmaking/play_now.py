@@ -12,10 +12,10 @@ from hand.v1 import options_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand_common.limits import LIMITS
 from hand_engine import RuleViolation, check_seat_seed
-from hand_rules.convert import name_option_field, selection_from_proto
+from hand_wire import name_option_field, selection_from_proto
+from hand_table import token_hash
 
 from .. import limits
-from ..domain import token_hash
 from ..router import CommandRouter
 from ..seat_access import SeatAccess
 from .matchmaker import Matchmaker

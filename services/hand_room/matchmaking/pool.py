@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
-from ..domain.errors import RoomError
+from hand_table import RoomError
 
 WAITING, MATCHED, SEATED, CANCELLED = "waiting", "matched", "seated", "cancelled"
 #: bot levels by the table's mean rating (ordinal): below each bound, that level

@@ -1,7 +1,7 @@
 """Room events ⇔ ``hand.v1.RoomEvent`` (the store's rows, both event topics,
 Watch and GetReplay all carry this one message).
 
-Card ids become wire ids (+1) through ``hand_rules.convert``; optional seat
+Card ids become wire ids (+1) through ``hand_wire.engine``; optional seat
 fields are always set; a redacted secret (``None`` seed, empty deck, a
 ``StockDrawn`` card of another seat) is an unset or empty field.
 """
@@ -14,15 +14,14 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from hand.v1 import room_events_pb2 as pb
 from hand.v1 import room_pb2
 from hand_engine import RuleViolation, Standing
-from hand_rules.convert import (
-    action_from_proto, action_to_proto, cards_in, cards_out, event_from_proto, event_to_proto,
-    options_from_proto, options_to_proto, result_from_proto, result_to_proto,
+from hand_table import (
+    ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
+    SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut, kind_of, phrase_name, phrase_number,
 )
 
-from .chat import phrase_name, phrase_number
-from .events import (
-    ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
-    SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut, kind_of,
+from ..engine import (
+    action_from_proto, action_to_proto, cards_in, cards_out, event_from_proto, event_to_proto,
+    options_from_proto, options_to_proto, result_from_proto, result_to_proto,
 )
 
 _KIND = {"human": room_pb2.SEAT_KIND_HUMAN, "bot": room_pb2.SEAT_KIND_BOT}

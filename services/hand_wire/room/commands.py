@@ -4,14 +4,13 @@ from __future__ import annotations
 
 from hand.v1 import room_bus_pb2 as pb
 from hand.v1 import room_pb2
-from hand_rules.convert import action_from_proto, action_to_proto, options_from_proto, options_to_proto
-
-from .codec import LEVEL_NAMES, _secs, _ts, level_to_proto
-from .chat import phrase_name, phrase_number
-from .commands import (
+from hand_table import (
     Act, BotTurn, Chat, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer,
-    StartMatch, TurnTimeout,
+    StartMatch, TurnTimeout, phrase_name, phrase_number,
 )
+
+from ..engine import action_from_proto, action_to_proto, options_from_proto, options_to_proto
+from .events import LEVEL_NAMES, _secs, _ts, level_to_proto
 
 _VIS = {True: room_pb2.ROOM_VISIBILITY_PUBLIC, False: room_pb2.ROOM_VISIBILITY_PRIVATE}
 

@@ -24,7 +24,7 @@ from .events import (
     BOT_LEVELS, ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt,
     RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut,
 )
-from .evolve import evolve
+from .projection import evolve
 from .room import Room
 
 STAND_IN_LEVEL = "middle"  # the bot that plays an away player's seat
@@ -250,7 +250,7 @@ async def _come_back(d: Decision, cmd: Command, rules: RulesPort) -> None:
 
 async def _chat(d: Decision, cmd: Command, rules: RulesPort) -> None:
     """A quick-chat phrase from a seat (a player's, away or not: chat brings nobody back)
-    or a signed-in spectator; nothing of the game changes (domain/chat.py)."""
+    or a signed-in spectator; nothing of the game changes (``chat``)."""
     room, body = d.room, cmd.body
     check_phrase(body.phrase)
     if cmd.seat is not None:

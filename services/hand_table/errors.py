@@ -1,11 +1,14 @@
-"""Room-level refusals with stable codes (extending the engine's rule codes)."""
+"""Room-level refusals with stable codes (extending the engine's rule codes).
+
+Codes only: which gRPC status each code gets is the room service's edge
+(``hand_room.status``)."""
 
 from __future__ import annotations
 
 import enum
 from typing import Any
 
-from hand_common.refusal import Refusal
+from hand_common.refused import Refusal
 
 
 class RoomCode(enum.Enum):
@@ -34,17 +37,6 @@ class RoomCode(enum.Enum):
     TICKET_NOT_FOUND = "TICKET_NOT_FOUND"
     TICKET_EXISTS = "TICKET_EXISTS"
     TICKET_SEATED = "TICKET_SEATED"
-
-
-#: codes that mean "the request itself is malformed" (gRPC INVALID_ARGUMENT)
-INVALID = {"INVALID_ARGUMENT", "INVALID_OPTIONS", "INVALID_STATE", "UNKNOWN_CARD",
-           "DUPLICATE_CARD", "STAGING_OVERLAP", "ACTION_ID_REUSED", "UNKNOWN_PHRASE"}
-NOT_FOUND = {"ROOM_NOT_FOUND", "TICKET_NOT_FOUND"}
-EXISTS = {"TICKET_EXISTS"}
-OUT_OF_RANGE = {"SEQ_OUT_OF_RANGE"}
-PERMISSION = {"SEAT_TOKEN_INVALID", "NOT_HOST", "JOIN_CODE_REQUIRED", "SEAT_PLAYER_MISMATCH",
-              "SEAT_TOKEN_EXPIRED"}
-UNAVAILABLE = {"ROOM_UNAVAILABLE"}
 
 
 class RoomError(Refusal):

@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from hand.v1 import room_pb2
 from hand_engine import partner_of, seat_after, standings, unit_of
-from hand_rules.convert import options_to_proto
+from hand_table import Room
 
-from .codec import level_to_proto, standing_to_proto
-from .room import Room
+from ..engine import options_to_proto
+from .events import level_to_proto, standing_to_proto
 
 _KIND = {"empty": room_pb2.SEAT_KIND_EMPTY, "human": room_pb2.SEAT_KIND_HUMAN, "bot": room_pb2.SEAT_KIND_BOT}
 _STATUS = {"waiting": room_pb2.ROOM_STATUS_WAITING, "playing": room_pb2.ROOM_STATUS_PLAYING,

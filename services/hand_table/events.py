@@ -115,7 +115,7 @@ class MatchEnded:
 
 @dataclass(frozen=True)
 class ChatSent:
-    """A quick-chat phrase (domain/chat.py): changes nothing of the room but its seq."""
+    """A quick-chat phrase (``chat``): changes nothing of the room but its seq."""
 
     seat: int | None  # the sender's seat; None for a spectator
     phrase: str  # one of chat.PHRASES

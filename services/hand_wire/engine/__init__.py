@@ -1,7 +1,7 @@
-"""The one adapter between the engine's dataclasses and the hand.v1 wire messages.
+"""Engine dataclasses ⇔ hand.v1 wire messages (options, state, actions, events, views).
 
-Domain types (``hand_engine``) and wire types (``hand.v1.*_pb2``) never mix
-outside this package. Decoding raises ``RuleViolation`` for input that cannot
+Engine types (``hand_engine``) and wire types (``hand.v1.*_pb2``) never mix
+outside ``hand_wire``. Decoding raises ``RuleViolation`` for input that cannot
 be an engine value (``INVALID_ARGUMENT`` / ``INVALID_STATE`` /
 ``UNKNOWN_CARD`` / ``DUPLICATE_CARD``); whether a decoded state is a
 consistent position is ``hand_engine.check_state``'s business. The rules
