@@ -59,7 +59,10 @@ async def make_topics(settings, topics: dict[str, str], partitions: int = 4) -> 
 
 def room_config(unique: str, **env: str) -> RoomConfig:
     base = {"HAND_ROOM_PORT": "0", "HAND_ROOM_GROUP": f"g-{unique}", "HAND_ROOM_PRESENCE_GRACE_S": "1",
-            "HAND_SHUTDOWN_GRACE_S": "0.5"}
+            "HAND_SHUTDOWN_GRACE_S": "0.5",
+            # one test process plays every client from one address: no per-peer limits (a test of
+            # the limits sets its own)
+            "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0"}
     base.update(env)
     return RoomConfig.from_env(base)
 
