@@ -3,7 +3,8 @@
 A handler checks the request at the door (``limits``), authenticates the seat
 token against the room (the token never travels further: commands name the
 seat), sends the command to the room's owner and answers from the repository.
-Watch: a snapshot, the stored tail, then the room's live feed.
+Watch: the access checks here, then a snapshot, the stored tail and the room's live
+feed (``watch.py``).
 """
 
 from __future__ import annotations
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import secrets
 import time
-import uuid
 
 import grpc
 import structlog
@@ -25,9 +25,9 @@ from hand_common.language import language_of
 from hand_common.rpc import rpc
 from hand_engine import RuleViolation, check_seat_seed
 from hand_infra.eventstore import EventStore
-from hand_wire import action_from_proto, name_option_field, selection_from_proto, LEVEL_NAMES, decode, Reply
+from hand_wire import action_from_proto, name_option_field, selection_from_proto, LEVEL_NAMES, Reply
 from hand_table import (
-    Room, evolve, token_hash, Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence,
+    Room, token_hash, Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom,
     RemovePlayer, StartMatch, RoomCode, RoomError,
 )
 
@@ -41,8 +41,9 @@ from .creation import CreationLimits
 from .quick_chat import ChatLimits, QuickChat
 from .matchmaking import Matchmaker, PlayNow, RatingsPort, Schedule
 from .seat_access import SeatAccess
+from .watch import WatchStreams
 from .status import STATUS, to_status
-from .grpc_messages import event_message, room_info, snapshot_message
+from .grpc_messages import room_info
 
 log = structlog.get_logger("hand_room.gateway")
 DEFAULT_PRESET = "hand"
@@ -83,9 +84,9 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         self.chat = QuickChat(router, self.access, verifier, chat_limits)
         self.play_now = (PlayNow(router, matchmaker, self.access, ratings, schedule)
                          if matchmaker is not None and ratings is not None and schedule is not None else None)
-        self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
+        self.streams = WatchStreams(router, store, feeds, self._info)
         router.ownership.listeners.append(
-            lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.announce_streams))
+            lambda: asyncio.get_running_loop().call_later(ANNOUNCE_DELAY_S, self.streams.announce))
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
@@ -299,76 +300,9 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         if request.from_seq > head.seq:
             raise RoomError(RoomCode.SEQ_OUT_OF_RANGE, "from_seq is past the room's history",
                             field="from_seq", from_seq=request.from_seq, next_seq=head.seq)
-        feed, queue = await self.feeds.join(room_id)
-        live_from = feed.room.seq  # every queued item has a seq >= this
-        presence = seat is not None and head.status != "finished"  # presence is a write
-        stream_id = f"{self.router.ownership.me.instance_id}/{uuid.uuid4().hex[:12]}"
-        audience = "seat" if seat is not None else "spectator"
-        M.WATCH_STREAMS.labels(audience).inc()
-        if request.from_seq:
-            M.RECONNECTS.labels(audience).inc()
-        try:
-            room = await self._room_at(room_id, request.from_seq, feed.room)
-            yield self._snapshot(room, request.from_seq, seat)
-            if presence:
-                self._open[stream_id] = (room_id, seat, time.time())
-                await self._presence(room_id, seat, True, time.time(), stream_id)
-            next_seq = request.from_seq
-            for ev in (await self.store.load(room_id, next_seq, limit=live_from - next_seq)
-                       if next_seq < live_from else ()):
-                rec = decode(ev.payload)
-                room = evolve(room, rec)
-                yield _render(room, rec, seat)
-                next_seq += 1
-            while True:
-                item = await queue.get()
-                if item.seq < next_seq:
-                    continue
-                if item.seq > next_seq:  # fell behind the feed: the store fills the gap
-                    for ev in await self.store.load(room_id, next_seq, limit=item.seq - next_seq):
-                        rec = decode(ev.payload)
-                        room = evolve(room, rec)
-                        yield _render(room, rec, seat)
-                        next_seq += 1
-                yield item.message(seat)
-                room, next_seq = item.room, item.seq + 1
-        finally:
-            M.WATCH_STREAMS.labels(audience).dec()
-            await self.feeds.leave(feed, queue)
-            if self._open.pop(stream_id, None) is not None:
-                asyncio.ensure_future(self._presence(room_id, seat, False, time.time(), stream_id))
-
-    def _snapshot(self, room: Room | None, next_seq: int, seat: int | None) -> pb.WatchResponse:
-        msg = snapshot_message(room, next_seq, seat)
-        if room is not None:
-            msg.room.CopyFrom(self._info(room, seat))
-        return msg
-
-    async def _room_at(self, room_id: str, next_seq: int, head: Room | None) -> Room | None:
-        """The room just before event ``next_seq``."""
-        if head is not None and head.seq == next_seq:
-            return head
-        room = None
-        for ev in await self.store.load(room_id, 0, limit=next_seq) if next_seq else ():
-            room = evolve(room, decode(ev.payload))
-        return room
-
-    async def _presence(self, room_id: str, seat: int, connected: bool, at: float, stream_id: str) -> None:
-        """One stream of a seat opened or closed: the owner counts them (presence.py)."""
-        try:
-            await self.router.send(Command(room_id, Presence(connected, at, stream_id), seat=seat), wait=False)
-        except Exception:
-            log.warning("presence_send_failed", room_id=room_id, seat=seat)
-
-    def announce_streams(self) -> None:
-        """Ownership moved: tell the owners (maybe new) of every stream open here."""
-        for stream_id, (room_id, seat, opened) in list(self._open.items()):
-            asyncio.ensure_future(self._presence(room_id, seat, True, opened, stream_id))
-
-
-def _render(room: Room, rec, seat: int | None) -> pb.WatchResponse:
-    return event_message(room, rec, seat)
-
+        async for msg in self.streams.serve(room_id, seat, request.from_seq, presence=seat is not None
+                                            and head.status != "finished"):  # presence is a write
+            yield msg
 
 
 def _seat_seed(request) -> str | None:
