@@ -98,7 +98,8 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     start, step, step_s, widest = config.match_range
     schedule = Schedule(start, step, step_s, widest, config.match_bot_fill_s, config.match_quit_ladder_s)
-    matchmaker = Matchmaker(PoolLog(store), router, repo, schedule, tick_s=config.match_tick_ms / 1000,
+    pools = PoolLog(store, snapshot_every=config.match_snapshot_every)
+    matchmaker = Matchmaker(pools, router, repo, schedule, tick_s=config.match_tick_ms / 1000,
                             waiting_ttl_s=config.waiting_ttl_s)
     gateway = RoomGateway(router, store, index, repo, feeds, verifier=verifier,
                           store_timeout_s=config.store_timeout_s, waiting_ttl_s=config.waiting_ttl_s,

@@ -193,6 +193,12 @@ MATCH_TICK_MS = EnvVar(
     "play now: how often a pool's owner forms tables",
     integer(20, 60_000),
 )
+MATCH_SNAPSHOT_EVERY = EnvVar(
+    "HAND_MATCH_SNAPSHOT_EVERY", "1000",
+    "play now: rows a pool's log may hold since its latest snapshot before its owner writes a new "
+    "one and deletes the rows before it (docs/decisions/0028-matchmaking.md)",
+    integer(10, 10**7),
+)
 
 _MATCH_RANGE = (MATCH_RANGE_START, MATCH_RANGE_STEP, MATCH_RANGE_STEP_S, MATCH_RANGE_MAX)
 
@@ -228,6 +234,7 @@ class RoomConfig:
     match_bot_fill_s: float = setting(MATCH_BOT_FILL_S)
     match_quit_ladder_s: tuple[float, ...] = setting(MATCH_QUIT_LADDER_S)
     match_tick_ms: int = setting(MATCH_TICK_MS)
+    match_snapshot_every: int = setting(MATCH_SNAPSHOT_EVERY)
     ledger_address: str = setting(LEDGER_ADDRESS)
 
     @classmethod

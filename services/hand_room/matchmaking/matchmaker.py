@@ -30,11 +30,11 @@ from .. import limits
 from ..repository import RoomRepository
 from ..router import CommandRouter
 from .log import PoolLog, TicketTaken
-from .pool import Event, Group, Pool, Schedule, Seated, Ticket, cancel, match, open_ticket, pool_key
+from .pool import (
+    KEEP_CLOSED_S, Event, Group, Pool, Schedule, Seated, Ticket, cancel, match, open_ticket, pool_key,
+)
 
 log = structlog.get_logger("hand_room.matchmaking")
-#: how long closed tickets stay readable (GetTicket) in the owner's memory
-KEEP_CLOSED_S = 600.0
 TURN_SECONDS = 30
 
 

@@ -9,7 +9,10 @@ the caller passes.
   range widens with its wait (``Schedule``); two tickets fit when each is within the
   other's range; a full table is formed from the closest ratings, and a ticket that has
   waited ``bot_fill_s`` gets whoever fits and bots of a matching level for the rest;
-- ``apply``: the one fold of an event onto the pool (loading, and after each append).
+- ``apply``: the one fold of an event onto the pool (loading, and after each append);
+- ``snapshot``: the pool's state as one event (``Snapshot``), the log's compaction: folding a
+  snapshot then the events after it gives the pool that folding the whole log gives
+  (docs/decisions/0028-matchmaking.md, "Compaction").
 
 A player who quit matches recently (``quits``: the ledger's ``recent_quits``, among the
 player's latest 10 matches) is held before its ticket is considered at all, by the ladder of
@@ -23,6 +26,8 @@ from dataclasses import dataclass, field, replace
 from hand_table import RoomError
 
 WAITING, MATCHED, SEATED, CANCELLED = "waiting", "matched", "seated", "cancelled"
+#: how long closed tickets stay readable (GetTicket): in the owner's memory, and in a snapshot
+KEEP_CLOSED_S = 600.0
 #: bot levels by the table's mean rating (ordinal): below each bound, that level
 LEVELS = ((5.0, "beginner"), (15.0, "middle"), (25.0, "strong"), (float("inf"), "expert"))
 
@@ -109,7 +114,16 @@ class Seated:
     at: float
 
 
-Event = Opened | Cancelled | Formed | Seated
+@dataclass(frozen=True)
+class Snapshot:
+    """The pool's state at this seq: folding it replaces the tickets and groups (the events
+    before it may be deleted)."""
+
+    tickets: tuple[Ticket, ...]
+    groups: tuple[Group, ...]
+
+
+Event = Opened | Cancelled | Formed | Seated | Snapshot
 
 
 @dataclass
@@ -118,6 +132,7 @@ class Pool:
     preset: str
     seats: int
     seq: int = 0  # the next event's seq in the pool's log
+    base: int = 0  # the seq of the latest snapshot folded (0: none); seq - base: the log's length
     tickets: dict[str, Ticket] = field(default_factory=dict)
     groups: dict[str, Group] = field(default_factory=dict)
 
@@ -146,10 +161,25 @@ def pool_key(preset: str, seats: int) -> str:
     return f"mm:{preset}:{seats}"
 
 
+def snapshot(pool: Pool, closed_before: float | None = None) -> Snapshot:
+    """The pool's state as a snapshot; with ``closed_before``, less the tickets closed before it
+    and their seated groups (``Pool.forget_closed``: no event ever touches them again)."""
+    tickets, groups = dict(pool.tickets), dict(pool.groups)
+    if closed_before is not None:
+        kept = Pool(pool.key, pool.preset, pool.seats, tickets=tickets, groups=groups)
+        kept.forget_closed(closed_before)
+    return Snapshot(tuple(tickets.values()), tuple(groups.values()))
+
+
 def apply(pool: Pool, event: Event) -> None:
     """Fold one event onto the pool (the seq moves on)."""
+    if isinstance(event, Snapshot):
+        pool.base = pool.seq
     pool.seq += 1
     match event:
+        case Snapshot(tickets, groups):
+            pool.tickets = {t.ticket_id: t for t in tickets}
+            pool.groups = {g.group_id: g for g in groups}
         case Opened(ticket):
             pool.tickets[ticket.ticket_id] = ticket
         case Cancelled(ticket_id, at):
