@@ -4,8 +4,10 @@ bots, ledger) on free ports, a second room instance (``python -m hand_room``:
 the same broker, store and consumer group), then ``node --test
 clients/conformance`` with the addresses in the environment (the second
 instance's as ``HAND_ROOM_ADDR_B``: owner.test.js plays a room created on one
-instance with a player who joined through the other). Fails on a non-zero
-exit, showing node's output."""
+instance with a player who joined through the other; tournament.test.js plays a
+duplicate tournament through the ledger's TournamentService, whose tables
+hand_run makes on its room instance). Fails on a non-zero exit, showing node's
+output."""
 
 from __future__ import annotations
 

@@ -15,6 +15,7 @@ const FILES = [
   'hand/v1/rules_service.proto',
   'hand/v1/ledger_service.proto',
   'hand/v1/auth_service.proto',
+  'hand/v1/tournament_service.proto',
   'google/rpc/status.proto',
 ];
 
