@@ -140,7 +140,8 @@ async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_mat
     never presented as an account, docs/privacy.md)."""
     query = (_with_extras().where(players.c.matches >= min_matches,
                                    ~players.c.player_id.startswith(GUEST_PREFIX, autoescape=True))
-             .order_by((players.c.matches == 0).asc(), players.c.ordinal.desc(), players.c.player_id).offset(offset).limit(limit))
+             .order_by((players.c.matches == 0).asc(), players.c.ordinal.desc(), players.c.player_id)
+             .offset(offset).limit(limit))
     return [_stats(r) for r in await conn.execute(query)]
 
 
