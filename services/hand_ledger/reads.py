@@ -134,11 +134,14 @@ async def load_player(conn: AsyncConnection, player_id: str) -> PlayerStats | No
 
 async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_matches: int
                       ) -> list[PlayerStats]:
-    """Accounts by rating ordinal, best first (ties by player id); guests are not ranked
-    (an unverified label is never presented as an account, docs/privacy.md)."""
+    """Accounts by rating ordinal, best first (ties by player id), every player with a finished
+    match above those without one (who only sat down: the starting rating's ordinal, 0, would
+    otherwise rank them above everyone who lost); guests are not ranked (an unverified label is
+    never presented as an account, docs/privacy.md)."""
     query = (_with_extras().where(players.c.matches >= min_matches,
                                    ~players.c.player_id.startswith(GUEST_PREFIX, autoescape=True))
-             .order_by(players.c.ordinal.desc(), players.c.player_id).offset(offset).limit(limit))
+             .order_by((players.c.matches == 0).asc(), players.c.ordinal.desc(), players.c.player_id)
+             .offset(offset).limit(limit))
     return [_stats(r) for r in await conn.execute(query)]
 
 

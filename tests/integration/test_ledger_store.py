@@ -343,3 +343,27 @@ async def test_quitters_take_their_seat_result_bots_earn_nothing_and_kinds_of_pl
         assert after["q2"].quits == 1 and after["q2"].recent_quits == 1 and after["q2"].matches == 2
     finally:
         await store.close()
+
+
+async def test_the_leaderboard_ranks_players_without_a_finished_match_below_those_who_played(ledger_db) -> None:
+    """A player who only sat down (no finished match) has the starting rating, whose ordinal (0) is
+    above a loser's: ranked by ordinal alone they would top the board (issue 26, item 12)."""
+    played = await play_match("hand", 2, rounds=1, seed=4, room_id="played", player_ids=["ann", "bob"])
+    idle = await play_match("hand", 2, rounds=1, seed=5, room_id="idle", player_ids=["cat", "dan"], stop_after=3)
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    try:
+        consumer = LedgerConsumer(store, None)
+        for run in (played, idle):
+            await consumer.record(list(run.events))
+        async with store.read() as conn:
+            board = await reads.leaderboard(conn, offset=0, limit=50, min_matches=0)
+            assert [s.matches for s in board] == [1, 1, 0, 0]
+            assert min(s.rating.ordinal for s in board[:2]) < PRIOR.ordinal  # the loser, below the start
+            assert [s.player_id for s in board[2:]] == ["cat", "dan"]
+            one_each = await reads.leaderboard(conn, offset=2, limit=1, min_matches=0)  # pages agree
+            assert [s.player_id for s in one_each] == ["cat"]
+            assert [s.player_id for s in await reads.leaderboard(conn, offset=0, limit=50, min_matches=1)] \
+                == [s.player_id for s in board[:2]]
+    finally:
+        await store.close()

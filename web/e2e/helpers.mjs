@@ -35,13 +35,14 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
   return p;
 }
 
-/** From the lobby: create a public one-round room (`turn`: its turn time in seconds), fill it with
- * bots, start; returns the room id. */
-export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "", turn = "" } = {}) {
+/** From the lobby: create a public one-round room (`turn`: its turn time in seconds; `seats`: how
+ * many), fill it with bots, start; returns the room id. */
+export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "", turn = "", seats = "" } = {}) {
   await p.goto(at("", seed ? { seed } : {}));
   await p.getByLabel(/Your name|اسمك/).fill(name);
   await p.getByLabel(/Rounds|الجولات/).selectOption(rounds);
   if (turn) await p.getByLabel(/Turn time|وقت الدور/).fill(turn);
+  if (seats) await p.getByLabel(/^(Seats|المقاعد)/).selectOption(seats);
   await p.getByRole("button", { name: /^(Create|إنشاء)$/ }).click();
   if (level) await p.getByLabel(/Bot level|مستوى/).selectOption({ label: level });
   await p.getByRole("button", { name: /Fill with bots|املأ/ }).click();

@@ -20,6 +20,8 @@ test("a human plays a whole one-round match against three expert bots by clicks 
   // the replay viewer steps back and forward through the archive
   await sheet(p).getByRole("button", { name: "Replay" }).click();
   const status = p.getByRole("status");
+  await status.getByText(/Round 1 is dealt/).waitFor(); // it opens at the first deal
+  await p.getByRole("button", { name: "To the end" }).click();
   await status.getByText(/The match is over/).waitFor();
   const end = await status.innerText();
   await p.getByRole("button", { name: "Step back" }).click();

@@ -1,53 +1,112 @@
 import { useEffect, useState } from "preact/hooks";
 import { ledger, refusal } from "../api";
 import { DealVerdict, type GetReplayResponse, type VerifyDealResponse } from "../gen/hand/v1/ledger_service_pb";
+import type { RoomEvent } from "../gen/hand/v1/room_events_pb";
 import { num, t } from "../i18n";
 import { seatName } from "../names";
 import { eventLine } from "../events";
 import { loadSeat } from "../session";
 import { Card } from "./card";
+import { Num } from "./num";
 
-/** LedgerService.GetReplay: the position after any archived event, step by step. */
+/** How long autoplay shows each step. */
+const AUTOPLAY_MS = 700;
+
+/** LedgerService.GetReplay: the position after any archived event, step by step. A finished match opens
+ * at its first deal; start / end, one step, one round (to the previous / next deal) and autoplay move
+ * through it. Every step shows the table as of that step: the seats and the score so far (the room's
+ * standings after it), and once the match is over every seat's hand (the full position, which the
+ * ledger gives to anyone once the match is over: docs/privacy.md); while it runs, the public view only,
+ * following the archive at its latest step. */
 export function Replay({ roomId }: { roomId: string }) {
   const tx = t();
-  // the ledger shows any seat's view once the match is over (it holds no seat tokens): ask for ours,
-  // and fall back to the public view while the match runs
   const mine = loadSeat(roomId)?.seat;
-  const [asSeat, setAsSeat] = useState(mine !== undefined);
-  const [step, setStep] = useState<bigint | undefined>(undefined);
+  const [step, setStep] = useState<bigint | undefined>(undefined); // undefined: the latest, followed
   const [data, setData] = useState<GetReplayResponse | undefined>();
+  const [events, setEvents] = useState<RoomEvent[]>([]); // every archived event (for the round jumps)
+  const [playing, setPlaying] = useState(false);
   const [error, setError] = useState("");
   const [tick, setTick] = useState(0);
   useEffect(() => {
     let live = true;
-    ledger.getReplay({ roomId, step, fromSeq: step ?? 0n, seat: asSeat ? mine : undefined })
+    ledger.getReplay({ roomId, step, fromSeq: step ?? 0n })
       .then((r) => {
         if (!live) return;
         setData(r); setError("");
-        // at the latest step, follow the archive until the match is over (the ledger trails the room)
-        if (step === undefined && !r.complete) setTimeout(() => live && setTick((n) => n + 1), 1000);
-      }, (e) => live && (asSeat ? setAsSeat(false) : setError(refusal(e))));
+        if (step !== undefined) return;
+        setEvents(r.events);
+        const first = r.events.find((e) => e.event.case === "roundDealt");
+        // a finished match opens at its first deal; a running one follows the archive (the ledger trails the room)
+        if (r.complete && first) setStep(first.seq);
+        else if (!r.complete) setTimeout(() => live && setTick((n) => n + 1), 1000);
+      }, (e) => live && (setError(refusal(e)), setPlaying(false)));
     return () => { live = false; };
-  }, [roomId, step, asSeat, tick]);
+  }, [roomId, step, tick]);
   const at = data?.step ?? 0n, count = data?.eventCount ?? 0n;
-  const v = data?.view;
+  const end = count > 0n ? count - 1n : 0n;
+  // autoplay: the next step once this one is shown, until the end
+  useEffect(() => {
+    if (!playing || !data) return;
+    if (at >= end) { setPlaying(false); return; }
+    const timer = setTimeout(() => setStep(at + 1n), AUTOPLAY_MS);
+    return () => clearTimeout(timer);
+  }, [playing, data]);
+  const deals = events.filter((e) => e.event.case === "roundDealt").map((e) => e.seq);
+  const prevRound = deals.filter((d) => d < at).pop() ?? 0n;
+  const nextRound = deals.find((d) => d > at) ?? end;
+  const go = (s: bigint) => { setPlaying(false); setStep(s); };
+  const v = data?.view, room = data?.room, pos = data?.position;
   const last = data?.events[data.events.length - 1];
-  const name = (s?: number) => seatName(data?.room, s);
+  const name = (s?: number) => seatName(room, s);
+  const seats = Array.from({ length: room?.seatCount ?? v?.n ?? 0 }, (_, s) => s);
+  const unit = (s: number) => room?.seats[s]?.team ?? s;
+  const total = (s: number) => room?.standings.find((x) => x.unit === unit(s))?.total ?? 0;
+  const roundScore = (s: number) => v?.result?.seats.find((x) => x.seat === s)?.score;
   return <main class="replay panel">
-    <h2>{tx.replay}</h2>
+    <h2>{tx.replay}{v ? <> — {tx.round} {num(v.roundNo)}</> : null}</h2>
     {error && <p role="alert" class="error">{error}</p>}
-    <p role="status">{tx.step} <bdi dir="ltr">{num(at)} / {num(count > 0n ? count - 1n : 0n)}</bdi> · {last ? eventLine(last, data?.room) : ""}</p>
-    <div class="row">
-      <button type="button" disabled={at <= 0n} onClick={() => setStep(at - 1n)}>{tx.stepBack}</button>
-      <button type="button" disabled={at + 1n >= count} onClick={() => setStep(at + 1n)}>{tx.stepForward}</button>
+    <p role="status">{tx.step} <bdi dir="ltr">{num(at)} / {num(end)}</bdi> · {last ? eventLine(last, room) : ""}</p>
+    <div class="row" role="group" aria-label={tx.replaySteps}>
+      <button type="button" disabled={at <= 0n} onClick={() => go(0n)}>{tx.toStart}</button>
+      <button type="button" disabled={at <= 0n} onClick={() => go(prevRound)}>{tx.prevRound}</button>
+      <button type="button" disabled={at <= 0n} onClick={() => go(at - 1n)}>{tx.stepBack}</button>
+      <button type="button" class="primary" disabled={!playing && at >= end}
+        onClick={() => { if (!playing && step === undefined) setStep(at); setPlaying(!playing); }}>{playing ? tx.pause : tx.play}</button>
+      <button type="button" disabled={at >= end} onClick={() => go(at + 1n)}>{tx.stepForward}</button>
+      <button type="button" disabled={at >= end} onClick={() => go(nextRound)}>{tx.nextRound}</button>
+      <button type="button" disabled={at >= end} onClick={() => go(end)}>{tx.toEnd}</button>
     </div>
-    {v && <>
-      <h3>{tx.pile}</h3>
-      <div class="cards">{v.pile.slice(-6).map((c) => <Card id={c} small />)}</div>
+    {data && <section aria-label={tx.scoreSoFar} class="replay-score">
+      <h3>{tx.scoreSoFar}</h3>
+      <table>
+        <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th>{v?.result && <th>{tx.score}</th>}
+          <th>{room?.options?.partnership ? tx.teamTotal : tx.total}</th></tr></thead>
+        <tbody>{seats.map((s) => <tr class={v?.turn?.seat === s ? "turn" : undefined}>
+          <td>{name(s)}{s === mine && <span class="badge">{tx.you}</span>}
+            {room?.seats[s]?.team !== undefined && <span class="badge">{tx.team((room.seats[s].team ?? 0) + 1)}</span>}
+            {v?.turn?.seat === s && !v.result && <span class="badge">{tx.turnNow}</span>}</td>
+          <td>{v ? num(v.seats[s]?.handSize ?? 0) : "–"}</td>
+          {v?.result && <td class="score"><Num v={roundScore(s)} /></td>}
+          <td class="score"><Num v={total(s)} /></td>
+        </tr>)}</tbody>
+      </table>
+    </section>}
+    {v ? <>
+      <div class="centre">
+        <div><h3>{tx.stock}</h3><p>{tx.cards(v.stockSize)}</p></div>
+        <div><h3>{tx.pile}</h3><div class="cards">{v.pile.slice(-6).map((c) => <Card id={c} small />)}</div></div>
+      </div>
       <h3>{tx.table}</h3>
       {v.melds.map((m) => <div class="meld"><span class="owner">{tx.meldBy(name(m.owner))}</span>{m.cards.map((c) => <Card id={c} small />)}</div>)}
-      {v.hand.length > 0 && <><h3>{tx.yourHand}</h3><div class="cards">{v.hand.map((c) => <Card id={c} small />)}</div></>}
-    </>}
+      <h3>{tx.hands}</h3>
+      {pos ? <div class="opponents">{pos.seats.map((st, s) =>
+        <section class={`opponent${v.turn?.seat === s && !v.result ? " turn" : ""}`} aria-label={name(s)} data-seat={s}>
+          <strong>{name(s)}</strong>{s === mine && <span class="badge">{tx.you}</span>}
+          {st.opened && <span class="badge open">{tx.opened}</span>} · {tx.cards(st.hand.length)}
+          <div class="cards">{st.hand.map((c) => <Card id={c} small />)}</div>
+        </section>)}</div>
+        : <p>{tx.handsAfterMatch}</p>}
+    </> : data && <p class="not-dealt">{tx.notDealt}</p>}
     <VerifyDeal roomId={roomId} />
   </main>;
 }
