@@ -27,12 +27,15 @@ CLIENT_COMMANDS = (Act, ComeBack, CreateRoom, JoinRoom, LeaveRoom, FillWithBots,
 class Admission:
     """Bounds from ``HAND_ROOM_MAX_PENDING`` and ``HAND_ROOM_MAX_QUEUE_DELAY_MS`` (RoomConfig).
     ``lag``: how late the event loop runs (``loop_lag.LoopLag.seconds``; the owner plugs
-    its own in when none is given); past half the delay bound a client's command is
-    refused too — it would wait that long before any of its work, in queues the pending
-    count does not see (grpcio's, the loop's)."""
+    its own in when none is given); past ``max_lag_s`` (``HAND_ROOM_MAX_LOOP_LAG_MS``, 0:
+    off) a client's command is refused too — it would wait that long before any of its
+    work, in queues the pending count does not see (grpcio's, the loop's). A bound of its
+    own, well above a busy host's jitter: shedding on a noisy neighbour's stall would turn
+    away work the instance can serve."""
 
-    def __init__(self, max_pending: int, max_delay_s: float, lag: Callable[[], float] | None = None) -> None:
-        self.max_pending, self.max_delay_s, self.lag = max_pending, max_delay_s, lag
+    def __init__(self, max_pending: int, max_delay_s: float, lag: Callable[[], float] | None = None,
+                 max_lag_s: float = 0.0) -> None:
+        self.max_pending, self.max_delay_s, self.lag, self.max_lag_s = max_pending, max_delay_s, lag, max_lag_s
         self.refused = 0
 
     def check(self, body: object, pending: int, oldest_enqueued: float | None) -> None:
@@ -41,8 +44,8 @@ class Admission:
         if not isinstance(body, CLIENT_COMMANDS):
             return
         delay = time.monotonic() - oldest_enqueued if oldest_enqueued is not None else 0.0
-        lag = self.lag() if self.lag is not None else 0.0
-        if pending < self.max_pending and delay < self.max_delay_s and lag < self.max_delay_s / 2:
+        lag = self.lag() if self.lag is not None and self.max_lag_s > 0 else 0.0
+        if pending < self.max_pending and delay < self.max_delay_s and (self.max_lag_s <= 0 or lag < self.max_lag_s):
             return
         self.refused += 1
         limit = ("pending_commands" if pending >= self.max_pending else "queue_delay"

@@ -91,7 +91,8 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     owner = RoomOwner(store, index, owner_kafka, rules, relay, ownership=ownership, group_id=config.group_id,
                       away_after_timeouts=config.away_after_timeouts, topics=topics, repo=repo, feeds=feeds,
                       store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
-                      watch=watch, admission=Admission(config.max_pending, config.max_queue_delay_ms / 1000),
+                      watch=watch, admission=Admission(config.max_pending, config.max_queue_delay_ms / 1000,
+                                                  max_lag_s=config.max_loop_lag_ms / 1000),
                       stale_after_s=config.command_timeout_s)
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
               feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)

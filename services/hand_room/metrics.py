@@ -85,4 +85,4 @@ OVERLOAD_REFUSALS = Counter("hand_room_overload_refusals",
 RESOURCE_EXHAUSTED or UNAVAILABLE without doing the work."""
 LOOP_LAG = Gauge("hand_room_loop_lag_seconds",
                  "How late the event loop ran its timers lately (admission refuses clients' commands past "
-                 "half the queue-delay bound)")
+                 "HAND_ROOM_MAX_LOOP_LAG_MS)")

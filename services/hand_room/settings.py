@@ -114,6 +114,13 @@ MAX_QUEUE_DELAY_MS = EnvVar(
     " (admission by queue time, not by timeouts)",
     integer(1, 600_000),
 )
+MAX_LOOP_LAG_MS = EnvVar(
+    "HAND_ROOM_MAX_LOOP_LAG_MS", "500",
+    "how late the event loop may run its timers (mean over ~0.5 s, hand_room_loop_lag_seconds) before "
+    "new clients' commands are refused OVERLOADED (limit loop_lag): the queueing before any handler "
+    "that the pending count cannot see; 0: off",
+    integer(0, 600_000),
+)
 WAITING_TTL_S = EnvVar(
     "HAND_ROOM_WAITING_TTL_S", "1800",
     "seconds a room may wait for its match to start; then it is no longer listed, joined or started "
@@ -224,6 +231,7 @@ class RoomConfig:
     web_url: str = setting(WEB_ADVERTISED_URL)
     max_pending: int = setting(MAX_PENDING)
     max_queue_delay_ms: int = setting(MAX_QUEUE_DELAY_MS)
+    max_loop_lag_ms: int = setting(MAX_LOOP_LAG_MS)
     waiting_ttl_s: int = setting(WAITING_TTL_S)
     create_per_player_per_min: int = setting(CREATE_PER_PLAYER_PER_MIN)
     create_per_peer_per_min: int = setting(CREATE_PER_PEER_PER_MIN)
