@@ -9,6 +9,7 @@
 
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const { ErrorCode, refused, sleep } = require('./lib/refusals');
 const crypto = require('node:crypto');
 
 const hand = require('./lib/hand');
@@ -38,27 +39,9 @@ const MATCH_TIMEOUT_MS = Number(process.env.HAND_CONFORMANCE_MATCH_MS || 120000)
 
 const WatchResponse = type('hand.v1.WatchResponse');
 const RoomEvent = type('hand.v1.RoomEvent');
-const ErrorCode = (name) => `ERROR_CODE_${name}`;
 
 const actionId = () => crypto.randomUUID();
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-/** Expect `promise` to fail with gRPC `grpcCode` and RuleError `code`; returns the RuleError. */
-async function refused(promise, grpcCode, code) {
-  let err = null;
-  try {
-    await promise;
-  } catch (e) {
-    err = e;
-  }
-  assert.ok(err, `expected a refusal ${code}, the call succeeded`);
-  assert.ok(err.rule, `refusal without a RuleError in grpc-status-details-bin: ${err.code} ${err.details}`);
-  assert.equal(err.rule.code, ErrorCode(code), `RuleError ${JSON.stringify(err.rule.params)} ${err.rule.message}`);
-  assert.equal(err.code, grpcCode, `gRPC status for ${code}: ${err.code} (${err.details})`);
-  assert.equal(err.rule.status.code, grpcCode, 'google.rpc.Status.code = the gRPC status code');
-  assert.ok(err.rule.message.length > 0, 'RuleError.message is set');
-  return err.rule;
-}
 
 // ------------------------------------------------------------ shared state
 

@@ -19,6 +19,7 @@
 
 const { describe, it, before, after } = require('node:test');
 const assert = require('node:assert/strict');
+const { ErrorCode, refused, sleep } = require('./lib/refusals');
 const crypto = require('node:crypto');
 
 const hand = require('./lib/hand');
@@ -43,26 +44,8 @@ const TABLES = 2;
 const DEALS = 1; // the fewest deals allowed
 const SEATS = 2; // the fewest seats allowed
 
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-const ErrorCode = (name) => `ERROR_CODE_${name}`;
 const TStatus = (name) => enumValue('hand.v1.TournamentStatus', `TOURNAMENT_STATUS_${name}`);
 
-/** Expect `promise` to fail with gRPC `grpcCode` and RuleError `code`; returns the RuleError. */
-async function refused(promise, grpcCode, code) {
-  let err = null;
-  try {
-    await promise;
-  } catch (e) {
-    err = e;
-  }
-  assert.ok(err, `expected a refusal ${code}, the call succeeded`);
-  assert.ok(err.rule, `refusal without a RuleError in grpc-status-details-bin: ${err.code} ${err.details}`);
-  assert.equal(err.rule.code, ErrorCode(code), `RuleError ${JSON.stringify(err.rule.params)} ${err.rule.message}`);
-  assert.equal(err.code, grpcCode, `gRPC status for ${code}: ${err.code} (${err.details})`);
-  assert.equal(err.rule.status.code, grpcCode, 'google.rpc.Status.code = the gRPC status code');
-  assert.ok(err.rule.message.length > 0, 'RuleError.message is set');
-  return err.rule;
-}
 
 const S = {
   auth: null,
