@@ -142,8 +142,9 @@ _ERAM = {
     "tie_break": "playoff",
 }
 
-#: Named presets (docs/rules.md §12). Each maps to overrides of the defaults.
-PRESETS: dict[str, dict[str, Any]] = {
+#: Named presets (docs/rules.md §12): each is a full ``Options`` (the defaults with its changes),
+#: so a room's options have one engine shape, whatever the source.
+PRESETS: dict[str, Options] = {name: Options(**changes) for name, changes in {
     # the four modes, which are also the Kout presets
     "hand": {},
     "saudi": dict(_SAUDI),
@@ -184,7 +185,7 @@ PRESETS: dict[str, dict[str, Any]] = {
         "out_on_first_turn": "allowed",
         "partnership": False,
     },
-}
+}.items()}
 
 #: Rounds each source offers (informational; rooms validate against CHOICES).
 PRESET_ROUNDS: dict[str, tuple[int, ...]] = {
@@ -201,5 +202,4 @@ def resolve(preset: str = "hand", overrides: Mapping[str, Any] | None = None) ->
     """Effective options: defaults ← preset ← overrides."""
     if preset not in PRESETS:
         raise refuse(Code.INVALID_OPTIONS, f"unknown preset {preset!r}", preset=preset)
-    merged = {**PRESETS[preset], **dict(overrides or {})}
-    return with_overrides(Options(), merged)
+    return with_overrides(PRESETS[preset], overrides or {})

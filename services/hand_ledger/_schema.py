@@ -48,7 +48,7 @@ rooms = Table(
     "ledger_rooms", metadata,
     Column("room_id", String(64), primary_key=True),
     Column("preset", String(64), nullable=False),
-    Column("options", Text, nullable=False),  # JSON: Options.to_dict()
+    Column("options", Text, nullable=False),  # what the wire says: RuleOptions as JSON (hand_wire.options_to_json)
     Column("seat_count", Integer, nullable=False),
     Column("rounds", Integer, nullable=False),  # fixed rounds of the match
     Column("partnership", Boolean, nullable=False),

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import options_pb2, room_pb2
-from hand_engine import options_from_dict, unit_of, view
+from hand_engine import unit_of, view
 from hand_wire import (
     FINISH, EnumCodec, cards_out, options_to_proto, state_to_proto, view_to_proto, room_info, to_proto,
 )
@@ -24,9 +24,9 @@ TIE_BREAK = EnumCodec(options_pb2.TieBreak.DESCRIPTOR)
 
 
 def sheet_to_proto(s: Sheet, who: Viewer) -> pb.ScoreSheet:
-    partnership = bool(s.options.get("partnership"))
-    msg = pb.ScoreSheet(room_id=s.room_id, preset=s.preset,
-                        options=options_to_proto(options_from_dict(s.options)), status=_STATUS[s.status])
+    partnership = s.options.partnership
+    msg = pb.ScoreSheet(room_id=s.room_id, preset=s.preset, options=options_to_proto(s.options),
+                        status=_STATUS[s.status])
     for seat in s.seats:
         msg.seats.add(seat=seat.seat, player_id=who.player_id(seat.player_id), name=seat.name,
                       kind=_KIND[seat.kind], unit=unit_of(seat.seat, partnership),
@@ -48,11 +48,11 @@ def sheet_to_proto(s: Sheet, who: Viewer) -> pb.ScoreSheet:
 def match_to_proto(room_id: str, sheet: Sheet, out: Outcome | None, who: Viewer) -> pb.MatchResult:
     """The match result; before the end, provisional standings from the sheet."""
     o = sheet.options
-    msg = pb.MatchResult(room_id=room_id, over=out is not None, tie_break=TIE_BREAK.encode(o["tie_break"]),
-                         rounds=o["rounds"])
+    msg = pb.MatchResult(room_id=room_id, over=out is not None, tie_break=TIE_BREAK.encode(o.tie_break),
+                         rounds=o.rounds)
     if out is None:
         standings = provisional_standings(
-            sheet.rounds, n=len(sheet.seats), partnership=bool(o["partnership"]),
+            sheet.rounds, n=len(sheet.seats), partnership=o.partnership,
             player_ids={s.seat: s.player_id for s in sheet.seats})
         msg.playoff_rounds = sum(1 for r in sheet.rounds if r.playoff)
     else:

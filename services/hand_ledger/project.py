@@ -18,6 +18,7 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from hand_wire import options_from_json, options_to_json
 from hand_table import (
     MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft, SeatTaken,
 )
@@ -57,7 +58,7 @@ async def _project(ev: RoomEvent, conn: AsyncConnection, room_id: str) -> None:
 async def _room_created(ev: RoomCreated, conn: AsyncConnection, room_id: str) -> None:
     o = ev.options
     await conn.execute(insert(rooms).values(
-        room_id=room_id, preset=ev.preset, options=json.dumps(o.to_dict()), seat_count=ev.seats,
+        room_id=room_id, preset=ev.preset, options=options_to_json(o), seat_count=ev.seats,
         rounds=o.rounds, partnership=o.partnership, status="waiting"))
     await conn.execute(insert(seats), [
         {"room_id": room_id, "seat": s, "kind": "empty", "player_id": "", "name": ""}
@@ -151,10 +152,10 @@ async def _write_round(conn: AsyncConnection, room_id: str, r: ScoredRound) -> N
 async def _match_ended(ev: MatchEnded, conn: AsyncConnection, room_id: str) -> None:
     room = await _room(conn, room_id)
     ids = await _player_ids(conn, room_id)
-    options = json.loads(room.options)
+    options = options_from_json(room.options)
     out = match_outcome(ev, await load_rounds(conn, room_id), n=room.seat_count,
                         partnership=room.partnership, fixed_rounds=room.rounds,
-                        tie_break=options["tie_break"], player_ids=ids)
+                        tie_break=options.tie_break, player_ids=ids)
     await conn.execute(insert(matches).values(
         room_id=room_id, winners=json.dumps(list(out.winners)),
         standings=json.dumps([s.__dict__ for s in out.standings]), outcome=out.outcome,

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any
 
 from sqlalchemy import func, select
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import GUEST_PREFIX
 from hand_table import Recorded
-from hand_wire import decode
+from hand_engine import Options
+from hand_wire import decode, options_from_json
 
 from ._schema import (
     conduct, events, lines, match_leavers, matches, players, rooms, rounds, seats, team_lines, team_ratings,
@@ -37,7 +37,7 @@ class SeatInfo:
 class Sheet:
     room_id: str
     preset: str
-    options: dict[str, Any]
+    options: Options
     status: str
     seats: tuple[SeatInfo, ...]
     rounds: tuple[ScoredRound, ...]
@@ -94,7 +94,7 @@ async def load_sheet(conn: AsyncConnection, room_id: str) -> Sheet | None:
     if room is None:
         return None
     seat_rows = await conn.execute(select(seats).where(seats.c.room_id == room_id).order_by(seats.c.seat))
-    return Sheet(room_id, room.preset, json.loads(room.options), room.status,
+    return Sheet(room_id, room.preset, options_from_json(room.options), room.status,
                  tuple(SeatInfo(s.seat, s.kind, s.player_id, s.name) for s in seat_rows),
                  tuple(await load_rounds(conn, room_id)))
 

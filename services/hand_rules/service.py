@@ -94,11 +94,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     def StartRound(self, request: pb.StartRoundRequest) -> pb.StartRoundResponse:
-        try:
-            options = wire.selection_from_proto(request.rules)
-            options.check_players(request.seats)
-        except RuleViolation as exc:
-            raise wire.name_option_field(exc, "rules", "seats") from None
+        options = wire.table_options(request.rules, request.seats)
         deal = request.WhichOneof("deal")
         if deal is None:
             raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")

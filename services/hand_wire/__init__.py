@@ -17,9 +17,9 @@ generated code only.
 
 from .engine import (
     FINISH, EnumCodec, action_from_proto, action_to_proto, card_in, card_out, card_text, cards_in, cards_out,
-    event_from_proto, event_to_proto, meld_spec_to_proto, meld_to_proto, name_option_field, options_from_proto,
-    options_to_proto, result_from_proto, result_to_proto, selection_from_proto, staging_to_proto,
-    state_from_proto, state_to_proto, suggestion_to_proto, view_from_proto, view_to_proto,
+    event_from_proto, event_to_proto, meld_spec_to_proto, meld_to_proto, name_option_field, options_from_json,
+    options_from_proto, options_to_json, options_to_proto, result_from_proto, result_to_proto, selection_from_proto, staging_to_proto,
+    state_from_proto, state_to_proto, suggestion_to_proto, table_options, view_from_proto, view_to_proto,
 )
 from .room import (
     KIND_NAMES, LEVEL_NAMES, Delivered, MalformedEvent, Reply, RuleErrorOf, bot_request, command_from_proto,
@@ -32,9 +32,10 @@ __all__ = [
     "EnumCodec", "FINISH",
     "action_from_proto", "action_to_proto", "card_in", "card_out", "card_text", "cards_in", "cards_out",
     "event_from_proto", "event_to_proto", "meld_spec_to_proto", "meld_to_proto", "name_option_field",
-    "options_from_proto", "options_to_proto", "result_from_proto", "result_to_proto", "selection_from_proto",
-    "staging_to_proto", "state_from_proto", "state_to_proto", "suggestion_to_proto", "view_from_proto",
-    "view_to_proto",
+    "options_from_json", "options_from_proto", "options_to_json", "options_to_proto", "result_from_proto",
+    "result_to_proto", "selection_from_proto",
+    "staging_to_proto", "state_from_proto", "state_to_proto", "suggestion_to_proto", "table_options",
+    "view_from_proto", "view_to_proto",
     # room ⇔ wire
     "Delivered", "KIND_NAMES", "LEVEL_NAMES", "MalformedEvent", "Reply", "RuleErrorOf", "bot_request",
     "command_from_proto", "command_to_proto", "decode", "decode_command", "decode_reply", "encode",

@@ -9,7 +9,6 @@ same events in different ways can be compared whole.
 from __future__ import annotations
 
 import itertools
-import json
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
@@ -102,7 +101,7 @@ async def assert_sheet_matches_engine(store: LedgerStore, run, expected_outcome:
     assert outcome.playoff_rounds == max(0, len(match.results) - match.options.rounds)
     if expected_outcome:
         assert outcome.outcome == expected_outcome
-    assert json.loads(json.dumps(sheet.options)) == match.options.to_dict()
+    assert sheet.options == match.options
 
 
 class Crash(BaseException):

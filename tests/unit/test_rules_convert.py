@@ -132,6 +132,20 @@ def test_bad_rule_selections_are_invalid_options(selection) -> None:
     assert info.value.code is Code.INVALID_OPTIONS
 
 
+def test_table_options_put_rounds_inside_the_options_and_name_the_request_field() -> None:
+    from hand_wire import options_from_json, options_to_json, table_options
+
+    selection = options_pb2.RuleSelection(preset="eram-hand", overrides=options_pb2.RuleOptions(rounds=4))
+    got = table_options(selection, 3, rounds=7)  # the request's rounds take the overrides' place
+    assert got == resolve("eram-hand", {"rounds": 7})
+    assert options_from_json(options_to_json(got)) == got  # the ledger's stored form: the wire's JSON
+    for rules, seats, rounds, field in [(selection, 3, 0, "rules.overrides.rounds"), (selection, 3, 4, "rounds"),
+                                        (options_pb2.RuleSelection(preset="partnership"), 3, 0, "seat_count")]:
+        with pytest.raises(RuleViolation) as info:
+            table_options(rules, seats, rounds=rounds, seats_field="seat_count")
+        assert (info.value.code, info.value.params["field"]) == (Code.INVALID_OPTIONS, field)
+
+
 # ------------------------------------------------------------------- state
 def _state_msg() -> state_pb2.RoundState:
     state, _ = start_round(resolve("hand"), 4, seed=3)

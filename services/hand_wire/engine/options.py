@@ -1,5 +1,12 @@
 """Rule options: engine ``Options`` ⇔ ``RuleOptions``; ``RuleSelection`` → ``Options``.
 
+The one conversion between the two shapes a room's options take (the wire's
+``RuleSelection``/``RuleOptions`` and the engine's ``Options``):
+``table_options`` reads a request's rules with its ``rounds`` and seat count
+into the engine's options (``rounds`` lands inside them; the seat count is
+checked against them), naming the request field of a refusal;
+``options_to_json`` is the wire message's text form, which the ledger stores.
+
 Driven by the descriptors, so a new option needs no code here (the contract
 tests already pin that every engine option has a field of the same name).
 """
@@ -8,6 +15,8 @@ from __future__ import annotations
 
 from functools import lru_cache
 from typing import Any
+
+from google.protobuf import json_format
 
 from hand.v1 import options_pb2
 from hand_engine import Code, Options, RuleViolation, resolve
@@ -40,6 +49,18 @@ def options_to_proto(options: Options) -> options_pb2.RuleOptions:
     msg = options_pb2.RuleOptions()
     msg.CopyFrom(options_message(options))
     return msg
+
+
+def options_to_json(options: Options) -> str:
+    """The options as the wire's own text: ``RuleOptions`` in protobuf's JSON mapping (field names
+    kept, enums by name), every field set. What the ledger stores."""
+    return json_format.MessageToJson(options_message(options), preserving_proto_field_name=True,
+                                     indent=None, sort_keys=True)
+
+
+def options_from_json(text: str) -> Options:
+    """``options_to_json`` read back (``options_from_proto`` of the parsed ``RuleOptions``)."""
+    return options_from_proto(json_format.Parse(text, options_pb2.RuleOptions()))
 
 
 def _set_fields(msg: options_pb2.RuleOptions, code: Code) -> dict[str, Any]:
@@ -76,6 +97,25 @@ def selection_from_proto(msg: options_pb2.RuleSelection) -> Options:
     """Effective options: defaults ← preset (empty = "hand") ← the overrides that are set."""
     overrides = _set_fields(msg.overrides, Code.INVALID_OPTIONS)
     return resolve(msg.preset or _DEFAULT_PRESET, overrides)
+
+
+def table_options(rules: options_pb2.RuleSelection, seats: int, *, rounds: int = 0, prefix: str = "rules",
+                  seats_field: str = "seats", rounds_field: str = "rounds") -> Options:
+    """A table's effective options: defaults ← preset ← overrides ← ``rounds`` (0: keep), checked for
+    ``seats`` players. An ``INVALID_OPTIONS`` refusal names its request field (``name_option_field``;
+    ``rounds_field`` when it is about the ``rounds`` given here)."""
+    if rounds:
+        rules = options_pb2.RuleSelection(preset=rules.preset, overrides=rules.overrides)
+        rules.overrides.rounds = rounds
+    try:
+        options = selection_from_proto(rules)
+        options.check_players(seats)
+    except RuleViolation as exc:
+        name_option_field(exc, prefix, seats_field)
+        if rounds and exc.params.get("option") == "rounds":
+            exc.params["field"] = rounds_field
+        raise
+    return options
 
 
 def name_option_field(exc: RuleViolation, prefix: str = "rules", players_field: str = "seats") -> RuleViolation:
