@@ -34,11 +34,12 @@ from .match import (
 from .melds import lay_off, new_meld
 from .notation import (
     action_from_dict, action_to_dict, dumps, loads, options_from_dict, options_to_dict, position_from_dict,
-    position_to_dict, record_to_dict, replay_record,
+    position_to_dict,
 )
 from .options import MODES, PRESETS, Options, resolve
 from .play import apply
 from .perspective import FORMAT as PERSPECTIVE_FORMAT
+from .records import record_to_dict, replay_record
 from .perspective import determinize, perspective, view_to_json
 from .randplay import proposals, random_step
 from .rules import going_out_allowed, has_obligation, is_open, pending, threshold

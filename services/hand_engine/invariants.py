@@ -10,7 +10,8 @@ from collections import Counter
 
 from .cards import N_CARDS, is_joker, rank_of, suit_of
 from .errors import Code, refuse
-from .melds import joker_limit_ok, pos_rank, pos_value, run_positions
+from .melds import joker_limit_ok
+from .runs import pos_rank, pos_value, run_positions
 from .options import Options
 from .state import Meld, RoundState
 

@@ -1,4 +1,5 @@
-"""Position and game-record notation: a documented JSON form (docs/notation.md).
+"""Position notation: a documented JSON form (docs/notation.md); a game record's is
+``records.py``, built on this module's actions and options.
 
 Like FEN/PGN for chess: cards are written in the text notation of docs/rules.md §1
 (``10H``, ``AS``, ``9H#2``, ``JK#2``); round-trips are exact.
@@ -15,11 +16,10 @@ from .actions import (
 )
 from .cards import SUITS, format_card, parse_card
 from .errors import Code, RuleViolation, refuse
-from .options import FIELDS, Options, with_overrides
+from .options import Options, with_overrides
 from .state import Meld, RoundResult, RoundState, Seat, SeatResult, Turn
 
 POSITION_FORMAT = "hand-position/1"
-RECORD_FORMAT = "hand-record/1"
 
 
 def _c(card: int | None) -> str | None:
@@ -269,33 +269,3 @@ def loads(text: str) -> RoundState:
     except (TypeError, ValueError) as exc:  # json.JSONDecodeError is a ValueError
         raise refuse(Code.INVALID_STATE, f"not a JSON document: {exc}") from None
     return position_from_dict(d)
-
-
-# --------------------------------------------------------------- game record
-def record_to_dict(
-    options: Options, n: int, dealer: int, seed: int, deck, moves, round_no: int = 1
-) -> dict[str, Any]:
-    """A round's record: how it was dealt, then every accepted move in order."""
-    return {
-        "format": RECORD_FORMAT, "options": options_to_dict(options), "seats": n,
-        "round": round_no, "dealer": dealer, "seed": seed, "deck": _cs(deck),
-        "moves": [{"seat": s, **action_to_dict(a)} for s, a in moves],
-    }
-
-
-def replay_record(d: dict[str, Any]):
-    """Re-run a record through the engine: (final state, all events)."""
-    from .deal import start_round
-    from .play import apply
-
-    if d.get("format") != RECORD_FORMAT:
-        raise refuse(Code.INVALID_ARGUMENT, f"not a {RECORD_FORMAT} document")
-    state, events = start_round(
-        options_from_dict(d["options"]), int(d["seats"]), seed=int(d["seed"]),
-        dealer=int(d["dealer"]), deck=_ps(d["deck"]), round_no=int(d.get("round", 1)),
-    )
-    out = list(events)
-    for move in d["moves"]:
-        state, ev = apply(state, int(move["seat"]), action_from_dict(move))
-        out.extend(ev)
-    return state, tuple(out)

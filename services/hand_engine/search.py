@@ -14,7 +14,8 @@ from itertools import combinations, product
 from .actions import Declaration
 from .cards import is_joker, rank_of, rank_value, suit_of
 from .errors import RuleViolation
-from .melds import new_meld, pos_rank, pos_value
+from .melds import new_meld
+from .runs import pos_rank, pos_value
 from .options import Options
 from .state import Meld
 

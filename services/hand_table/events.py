@@ -18,6 +18,7 @@ from hand_engine import Action, Options, RoundResult, Standing
 SEAT_KINDS = ("human", "bot")
 BOT_LEVELS = ("beginner", "middle", "strong", "expert")
 AWAY_REASONS = ("left", "timeouts", "disconnected")
+STAND_IN_LEVEL = "middle"  # the bot that plays an away player's seat
 ORIGINS = ("player", "timer", "bot")
 
 

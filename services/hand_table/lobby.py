@@ -1,0 +1,94 @@
+"""The handlers of a room before and around its match: create, join, leave, remove a player,
+fill with bots, start the match."""
+
+from __future__ import annotations
+
+import secrets
+
+from hand_engine import check_seat_seed
+
+from .commands import Command, CreateRoom
+from .errors import RoomCode, RoomError
+from .events import BOT_LEVELS, STAND_IN_LEVEL, MatchStarted, RoomCreated, SeatAway, SeatLeft, SeatTaken
+from .guards import host_seat, seat_of, waiting
+from .outcome import Decision
+from .ports import RulesPort
+from .round_flow import FAIR_DEAL_VERSION, deal
+
+
+def _seat_seed(sent: str | None) -> str:
+    """The seat's seed for the deals: the player's (checked), or one drawn for it."""
+    return secrets.token_hex(16) if sent is None else check_seat_seed(sent)
+
+
+async def on_create(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    body: CreateRoom = cmd.body
+    d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
+                      seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s))
+    d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
+                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
+    d.seat = 0
+
+
+async def on_join(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    waiting(room)
+    free = room.free_seats()
+    if not free:
+        raise RoomError(RoomCode.ROOM_FULL, "no free seat", seats=room.n)
+    if body.wanted_seat is not None and body.wanted_seat not in free:
+        raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
+    seat = free[0] if body.wanted_seat is None else body.wanted_seat
+    d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
+                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
+    d.seat = seat
+
+
+async def on_leave(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room = d.room
+    seat = seat_of(room, cmd)
+    if room.status == "waiting":
+        d.add(SeatLeft(seat=seat))
+    elif not room.seats[seat].away:
+        d.add(SeatAway(seat=seat, reason="left", bot_level=STAND_IN_LEVEL))
+    d.seat = seat
+
+
+async def on_remove(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    host = host_seat(room, cmd)
+    waiting(room)
+    if body.seat == host:  # the host leaves with LeaveRoom, never by freeing its own seat
+        raise RoomError("INVALID_ARGUMENT", "the host cannot remove its own seat", field="seat",
+                        seat=body.seat, host_seat=host)
+    if not 0 <= body.seat < room.n:
+        raise RoomError("INVALID_ARGUMENT", "not a seat of the room", field="seat", min=0, max=room.n - 1)
+    if room.seats[body.seat].kind == "empty":
+        raise RoomError(RoomCode.SEAT_EMPTY, "that seat is free already", seat=body.seat)
+    d.add(SeatLeft(seat=body.seat))
+    d.seat = body.seat
+
+
+async def on_fill(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    host_seat(room, cmd)
+    waiting(room)
+    if body.level not in BOT_LEVELS:
+        raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
+    for seat in room.free_seats():
+        d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}",
+                        seat_seed=_seat_seed(None)))
+
+
+async def on_start(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    room, body = d.room, cmd.body
+    host_seat(room, cmd)
+    waiting(room)
+    if room.free_seats():
+        raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
+                        free=len(room.free_seats()))
+    # a fixed seed (tournaments, tests) deals as before (version 0: nothing to commit to, the
+    # seed's holder knows every deck); otherwise every round is provably fair (decision 0022)
+    d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed,
+                       deal_version=0 if body.seed is not None else FAIR_DEAL_VERSION))
+    await deal(d, rules)
