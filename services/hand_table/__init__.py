@@ -11,9 +11,10 @@ them, the ledger, the bot service, ``hand_sim`` and ``hand_verify`` read them.
 - ``audience``: what each reader may see of an event (``for_seat``, ``private``, ``complete``);
 - ``commands``: what a room is asked to do;
 - ``decision``: ``decide``, a command against a room → its events (or a ``RoomError`` refusal),
-  through its table of handlers: ``lobby`` (create, join, leave, remove, fill, start) and
-  ``in_play`` (act, time-out, bot turn, presence, come back, chat), with ``guards`` (their
-  checks), ``round_flow`` (a move, the round's end, the next deal) and ``outcome`` (``Decision``);
+  through its table of handlers: ``lobby`` (create, join, leave, remove, fill, start),
+  ``match_play`` (act, time-out, bot turn; a move, the round's end, the next deal),
+  ``presence`` (presence, come back) and ``chat``, with ``guards`` (their checks) and
+  ``outcome`` (``Decision``, the events so far);
 - ``errors``: ``RoomCode`` and ``RoomError`` (codes only; the gRPC status is built at the edge);
 - ``ports``: ``RulesPort``, how ``decide`` reaches the rules;
 - ``deal_check``: a room's provably fair deals verified from its public record;

@@ -5,14 +5,20 @@ never sees it, the ledger archives it without effect, and replays leave it out
 (docs/decisions/0025-quick-chat.md).
 
 Phrases are named here as the wire's enum values are (``QUICK_PHRASE_<NAME.upper()>``),
-in the order of their numbers: set version 1 is 1..17.
+in the order of their numbers: set version 1 is 1..17. ``on_chat`` is the ``Chat``
+command's handler (``decision.HANDLERS``).
 """
 
 from __future__ import annotations
 
 import hashlib
 
+from .commands import Command
 from .errors import RoomCode, RoomError
+from .events import ChatSent
+from .guards import seat_of
+from .outcome import Decision
+from .ports import RulesPort
 
 #: the phrase set, in the order of its wire numbers (1, 2, …); additions only, at the end
 PHRASES = (
@@ -46,3 +52,16 @@ def spectator_key(room_id: str, player_id: str) -> str:
     every other room, and naming no account (``s-`` and 16 hex characters)."""
     digest = hashlib.sha256(f"hand.v1 chat spectator\x00{room_id}\x00{player_id}".encode()).hexdigest()
     return "s-" + digest[:16]
+
+
+async def on_chat(d: Decision, cmd: Command, rules: RulesPort) -> None:
+    """A quick-chat phrase from a seat (a player's, away or not: chat brings nobody back)
+    or a signed-in spectator; nothing of the game changes (``chat``)."""
+    room, body = d.room, cmd.body
+    check_phrase(body.phrase)
+    if cmd.seat is not None:
+        d.add(ChatSent(seat=seat_of(room, cmd), phrase=body.phrase))
+    elif body.spectator:
+        d.add(ChatSent(seat=None, phrase=body.phrase, spectator=body.spectator))
+    else:
+        raise RoomError("UNAUTHENTICATED", "a spectator chats signed in", field="authorization")

@@ -1,8 +1,9 @@
 """``decide(room, command, now, rules)``: the events a command produces, or a
 refusal (``RoomError`` / ``RuleViolation``; nothing changes). Pure but for the
 rules port. The handler of each command kind is in ``HANDLERS``: the lobby's in
-``lobby.py``, the match's in ``in_play.py``; a round's moves and deals in
-``round_flow.py``; what was produced so far is a ``Decision`` (``outcome.py``).
+``lobby.py``, the match's (act, time-out, bot turn, with a round's moves and
+deals) in ``match_play.py``, presence and coming back in ``presence.py``, quick
+chat in ``chat.py``; what was produced so far is a ``Decision`` (``outcome.py``).
 """
 
 from __future__ import annotations
@@ -14,10 +15,12 @@ from .commands import (
     StartMatch, TurnTimeout,
 )
 from .errors import RoomCode, RoomError
-from .in_play import on_act, on_bot, on_chat, on_come_back, on_presence, on_timeout
+from .chat import on_chat
 from .lobby import on_create, on_fill, on_join, on_leave, on_remove, on_start
+from .match_play import on_act, on_bot, on_timeout
 from .outcome import Decision
 from .ports import RulesPort
+from .presence import on_come_back, on_presence
 from .room import Room
 
 

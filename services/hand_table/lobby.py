@@ -13,7 +13,7 @@ from .events import BOT_LEVELS, STAND_IN_LEVEL, MatchStarted, RoomCreated, SeatA
 from .guards import host_seat, seat_of, waiting
 from .outcome import Decision
 from .ports import RulesPort
-from .round_flow import FAIR_DEAL_VERSION, deal
+from .match_play import FAIR_DEAL_VERSION, deal
 
 
 def _seat_seed(sent: str | None) -> str:

@@ -9,6 +9,7 @@ import grpc
 from hand.v1 import ledger_service_pb2 as pb
 from hand.v1 import room_pb2
 from hand_common.accounts import public_handle
+from hand_engine import Options
 from hand_ledger.consumer import LedgerConsumer
 from hand_ledger.grpc_messages import sheet_to_proto
 from hand_ledger.privacy import Viewer
@@ -83,7 +84,7 @@ async def test_bots_are_bots_and_guests_are_never_presented_as_accounts(ledger) 
     assert replay.complete and all(not ev.seat_taken.player_id for ev in replay.events
                                    if ev.WhichOneof("event") == "seat_taken")
     # a bot seat: a bot, neither an account nor a guest
-    bot = Sheet("r", "hand", {"partnership": False}, "finished",
+    bot = Sheet("r", "hand", Options(partnership=False), "finished",
                 (SeatInfo(0, "bot", "", "bot-0"), SeatInfo(1, "human", "p1", "n1")), ())
     seats = sheet_to_proto(bot, Viewer(None, DEV_HANDLE_SECRET)).seats
     assert [(s.kind, s.guest, s.handle == "") for s in seats] == [
