@@ -8,6 +8,7 @@ import { seatName } from "../names";
 import { Num } from "./num";
 import { Card } from "./card";
 import { go } from "./lobby";
+import { tournamentOf } from "../session";
 
 /** After a round: every seat's cards left and score, the standings; at the end, the match result. */
 export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSeq }: {
@@ -28,6 +29,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
     return () => { live = false; };
   }, [over, roomId, minSeq]);
   const name = (s?: number) => seatName(room, s);
+  const tournament = tournamentOf(roomId); // a tournament's table: the way back to it
   /** A seat's team in a partnership match (RoomSeat.team; the standings' unit), else undefined. */
   const team = (s?: number) => (s === undefined ? undefined : room.seats[s]?.team);
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
@@ -50,6 +52,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
         <h2>{tx.matchOver}</h2>
         <p>{winners.length > 1 ? tx.winners : tx.winner}: <strong>{winners.join(", ")}</strong></p>
         <div class="row">
+          {tournament && <button type="button" class="primary" onClick={() => go(`/tournament/${tournament}`)}>{tx.backToTournament}</button>}
           <button type="button" onClick={() => go(`/replay/${roomId}`)}>{tx.replay}</button>
           <button type="button" onClick={() => go("/leaders")}>{tx.leaderboard}</button>
           <button type="button" onClick={() => go("/")}>{tx.lobby}</button>
