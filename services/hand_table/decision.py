@@ -108,6 +108,17 @@ async def decide(room: Room | None, cmd: Command, now: float, rules: RulesPort) 
     return d
 
 
+def _fixed_seed(room: Room, player_id: str, sent: str | None) -> str:
+    """A player's seat seed is fixed for the room the first time they sit down (decision 0033):
+    joining again reuses it; a different one is refused, so leaving and joining cannot churn it."""
+    first = room.seed_of(player_id)
+    if first is None:
+        return _seat_seed(sent)
+    if sent is not None and sent != first:
+        raise RoomError(RoomCode.SEAT_SEED_FIXED, "your seat seed for this room is fixed", field="seat_seed")
+    return first
+
+
 async def _create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     body: CreateRoom = cmd.body
     d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
@@ -127,7 +138,7 @@ async def _join(d: Decision, cmd: Command, rules: RulesPort) -> None:
         raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
     seat = free[0] if body.wanted_seat is None else body.wanted_seat
     d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
+                    token_hash=body.token_hash, seat_seed=_fixed_seed(room, body.player_id, body.seat_seed)))
     d.seat = seat
 
 
