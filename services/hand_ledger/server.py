@@ -28,7 +28,8 @@ from .settings import LedgerConfig
 from .store import LedgerStore
 from .tournament_service import TournamentService
 from .tournament_store import TournamentStore
-from .tournament_tables import Driver, Tables
+from .tournament_driver import Driver
+from .tournament_tables import Tables
 
 DESCRIPTOR = ledger_service_pb2.DESCRIPTOR.services_by_name["LedgerService"]
 SERVICE_NAME = DESCRIPTOR.full_name

@@ -13,9 +13,9 @@ import math
 import secrets
 import time
 
-import grpc
 import structlog
 
+from hand.v1 import room_pb2
 from hand.v1 import tournament_service_pb2 as pb
 from hand.v1 import tournament_service_pb2_grpc as pb_grpc
 from hand_common import pagetoken
@@ -31,7 +31,7 @@ from .settings import DEV_HANDLE_SECRET
 from .status import STATUS, LedgerError
 from .tournament_scoring import Result
 from .tournament_store import CLOSED, OPEN, RUNNING, Tournament, TournamentStore
-from .tournament_tables import Tables
+from .tournament_tables import Tables, start
 
 log = structlog.get_logger("hand_ledger.tournaments")
 _rpc = rpc(log, refuse=STATUS.refuse, bind=lambda request: {"tournament_id": getattr(request, "tournament_id", None) or None})
@@ -154,18 +154,13 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
         self._state(t, OPEN)
         if self.tables is None:
             raise LedgerError("ROOM_UNAVAILABLE", "no room service configured (HAND_LEDGER_ROOM_ADDRESS)")
-        n_tables = t.tables or max(1, math.ceil(len(t.entrants) / t.seat_count))
-        places = {e.player_id: (i // t.seat_count + 1, i % t.seat_count) for i, e in enumerate(t.entrants)}
-        if not await self.store.start(t.tournament_id, n_tables, places):
+        level = None
+        if request.HasField("bot_level"):
+            if request.bot_level not in room_pb2.BotLevel.values():
+                raise LedgerError("INVALID_ARGUMENT", "bot_level: a BotLevel", field="bot_level")
+            level = request.bot_level or None
+        if not await start(self.tables, t, by="organiser", bot_level=level):
             self._state(await self._load(t.tournament_id), OPEN)
-        t = await self._load(t.tournament_id)
-        for table in range(1, n_tables + 1):
-            try:
-                await self.tables.open_deal(t, table, 1)
-            except grpc.aio.AioRpcError as exc:  # the driver tries again
-                log.warning("tournament_table_failed", tournament_id=t.tournament_id, table=table,
-                            code=exc.code().name)
-        log.info("tournament_started", tournament_id=t.tournament_id, tables=n_tables)
         t = await self._load(t.tournament_id)
         return pb.StartTournamentResponse(tournament=msg.tournament_to_proto(t, self._viewer(me)))
 

@@ -107,6 +107,13 @@ class TournamentStore:
             return list((await conn.execute(select(tournaments.c.tournament_id).where(
                 tournaments.c.status == RUNNING))).scalars())
 
+    async def due(self, now: float) -> list[str]:
+        """Open tournaments whose start time has come (the scheduler's work; decision 0029)."""
+        async with self.ledger.read() as conn:
+            return list((await conn.execute(select(tournaments.c.tournament_id).where(
+                tournaments.c.status == OPEN, tournaments.c.start_at > 0, tournaments.c.start_at <= now)
+                .order_by(tournaments.c.start_at))).scalars())
+
     async def enter(self, tournament_id: str, player_id: str, name: str, cap: int | None) -> str:
         """"entered", "again" (entered before: nothing changes), "full" or the status if not open."""
         async with self.ledger._write() as conn:
@@ -125,12 +132,16 @@ class TournamentStore:
                                                        name=name, entry_no=count))
             return "entered"
 
-    async def start(self, tournament_id: str, n_tables: int, places: dict[str, tuple[int, int]]) -> bool:
-        """OPEN -> RUNNING with ``n_tables`` and each entrant's (table, seat); False if not open."""
+    async def start(self, tournament_id: str, n_tables: int, places: dict[str, tuple[int, int]],
+                    bot_level: int | None = None) -> bool:
+        """OPEN -> RUNNING with ``n_tables``, each entrant's (table, seat) and, when given, the bots'
+        level; False if not open (another caller — the organiser, the scheduler, a replica — won)."""
+        values: dict[str, object] = {"status": RUNNING, "tables": n_tables}
+        if bot_level is not None:
+            values["bot_level"] = bot_level
         async with self.ledger._write() as conn:
             moved = await conn.execute(update(tournaments).where(
-                tournaments.c.tournament_id == tournament_id, tournaments.c.status == OPEN)
-                .values(status=RUNNING, tables=n_tables))
+                tournaments.c.tournament_id == tournament_id, tournaments.c.status == OPEN).values(**values))
             if moved.rowcount != 1:
                 return False
             for player_id, (table, seat) in places.items():

@@ -12,13 +12,13 @@ the match runs, and a bot plays it. Entrants' seats are guest seats of the room
 (a label, not an account: the tournament cannot act for a session); their seat
 tokens are handed to each entrant alone by GetMyTable.
 
-``Driver`` starts each table's next deal once its previous deal is over.
+``start`` starts a tournament (the organiser's StartTournament, or the scheduler
+at its start time: ``tournament_driver``).
 """
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
+import math
 
 import grpc
 import structlog
@@ -27,7 +27,7 @@ from hand.v1 import options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as rpb
 from hand.v1 import room_service_pb2_grpc as rpb_grpc
 
-from .tournament_store import RUNNING, Tournament, TournamentStore
+from .tournament_store import Tournament, TournamentStore
 
 log = structlog.get_logger("hand_ledger.tournaments")
 BOT_NAME = "Bot"
@@ -95,42 +95,21 @@ def _label(t: Tournament, table: int, seat: int) -> str:
     return f"{t.tournament_id}:{table}:{seat}"
 
 
-class Driver:
-    """Every ``tick_s``: each running tournament's tables whose last deal is over get the next."""
-
-    def __init__(self, tables: Tables, tick_s: float = 0.5) -> None:
-        self.tables, self.tick_s = tables, tick_s
-        self._task: asyncio.Task | None = None
-
-    def start(self) -> None:
-        self._task = asyncio.create_task(self._run(), name="tournament-driver")
-
-    async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _run(self) -> None:
-        while True:
-            try:
-                await self.step()
-            except Exception:  # a room service or database hiccup: the next tick tries again
-                log.warning("tournament_driver_failed", exc_info=True)
-            await asyncio.sleep(self.tick_s)
-
-    async def step(self) -> int:
-        """One pass; the number of deals started."""
-        started = 0
-        for tournament_id in await self.tables.store.running():
-            t = await self.tables.store.load(tournament_id)
-            if t is None or t.status != RUNNING:
-                continue
-            for table in range(1, t.tables + 1):
-                mine = [r for r in t.rooms if r.table == table]
-                if not mine:  # the start's own attempt failed: try again
-                    started += await self.tables.open_deal(t, table, 1)
-                elif mine[-1].over and mine[-1].deal < t.deals:
-                    started += await self.tables.open_deal(t, table, mine[-1].deal + 1)
-        return started
+async def start(tables: Tables, t: Tournament, *, by: str, bot_level: int | None = None) -> bool:
+    """OPEN -> RUNNING: the tables (``t.tables``, or for open entry as many as the entrants need), each
+    entrant at its place in entry order, deal 1 opened at every table. False when another caller (the
+    organiser, the scheduler, another replica) started it first: one conditional write decides, so a
+    tournament starts exactly once. A table whose room could not be made is tried again by the driver."""
+    n_tables = t.tables or max(1, math.ceil(len(t.entrants) / t.seat_count))
+    places = {e.player_id: (i // t.seat_count + 1, i % t.seat_count) for i, e in enumerate(t.entrants)}
+    if not await tables.store.start(t.tournament_id, n_tables, places, bot_level):
+        return False
+    started = await tables.store.load(t.tournament_id)
+    assert started is not None
+    for table in range(1, n_tables + 1):
+        try:
+            await tables.open_deal(started, table, 1)
+        except grpc.aio.AioRpcError as exc:  # the driver tries again
+            log.warning("tournament_table_failed", tournament_id=t.tournament_id, table=table, code=exc.code().name)
+    log.info("tournament_started", tournament_id=t.tournament_id, tables=n_tables, by=by)
+    return True

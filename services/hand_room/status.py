@@ -62,6 +62,8 @@ ROOM_MESSAGES: dict[str, dict[str, str]] = {
                          "ar": "لا توجد تذكرة «العب الآن» بهذا المعرّف (أو ليست بهذا الرمز)."},
     "TICKET_EXISTS": {"en": "You are already waiting for a table ({ticket_id}).",
                       "ar": "أنت تنتظر طاولة بالفعل ({ticket_id})."},
+    "SEAT_SEED_FIXED": {"en": "Your seat seed for this room was fixed when you first sat down; join without one.",
+                        "ar": "بذرة مقعدك في هذه الغرفة ثُبّتت عند جلوسك أول مرة؛ انضم من دونها."},
     "TICKET_SEATED": {"en": "A table was found for this ticket already; leave the room instead.",
                       "ar": "وُجدت طاولة لهذه التذكرة بالفعل؛ غادر الغرفة بدلاً من ذلك."},
     "INTERNAL": {"en": "Internal error; nothing was changed. Retry later.",

@@ -37,6 +37,7 @@ class RoomCode(enum.Enum):
     TICKET_NOT_FOUND = "TICKET_NOT_FOUND"
     TICKET_EXISTS = "TICKET_EXISTS"
     TICKET_SEATED = "TICKET_SEATED"
+    SEAT_SEED_FIXED = "SEAT_SEED_FIXED"
 
 
 class RoomError(Refusal):

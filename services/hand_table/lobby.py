@@ -13,12 +13,24 @@ from .events import BOT_LEVELS, STAND_IN_LEVEL, MatchStarted, RoomCreated, SeatA
 from .guards import host_seat, seat_of, waiting
 from .outcome import Decision
 from .ports import RulesPort
+from .room import Room
 from .match_play import FAIR_DEAL_VERSION, deal
 
 
 def _seat_seed(sent: str | None) -> str:
     """The seat's seed for the deals: the player's (checked), or one drawn for it."""
     return secrets.token_hex(16) if sent is None else check_seat_seed(sent)
+
+
+def _fixed_seed(room: Room, player_id: str, sent: str | None) -> str:
+    """A player's seat seed is fixed for the room the first time they sit down (decision 0033):
+    joining again reuses it; a different one is refused, so leaving and joining cannot churn it."""
+    first = room.seed_of(player_id)
+    if first is None:
+        return _seat_seed(sent)
+    if sent is not None and sent != first:
+        raise RoomError(RoomCode.SEAT_SEED_FIXED, "your seat seed for this room is fixed", field="seat_seed")
+    return first
 
 
 async def on_create(d: Decision, cmd: Command, rules: RulesPort) -> None:
@@ -40,7 +52,7 @@ async def on_join(d: Decision, cmd: Command, rules: RulesPort) -> None:
         raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
     seat = free[0] if body.wanted_seat is None else body.wanted_seat
     d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
+                    token_hash=body.token_hash, seat_seed=_fixed_seed(room, body.player_id, body.seat_seed)))
     d.seat = seat
 
 

@@ -51,6 +51,8 @@ def _apply(ev: Any, room: Room, at: float, after: RoundState | None, seq: int) -
 
 @_apply.register
 def _(ev: SeatTaken, room, at, after, seq):
+    if ev.kind == "human" and ev.player_id and room.seed_of(ev.player_id) is None:
+        room = replace(room, player_seeds=(*room.player_seeds, (ev.player_id, ev.seat_seed)))
     return _seat(room, ev.seat, kind=ev.kind, player_id=ev.player_id, name=ev.name,
                  token_hash=ev.token_hash, bot_level=ev.bot_level, away=False, timeouts=0,
                  seat_seed=ev.seat_seed)

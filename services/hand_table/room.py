@@ -49,6 +49,9 @@ class Room:
     left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
     deal_version: int = 0  # MatchStarted.deal_version
     server_seed: bytes = b""  # SECRET: the current round's server seed (version 1), revealed at its end
+    # (player id, seat seed) of every person who took a seat here: a player's seed is fixed for the
+    # room the first time they sit down (decision 0033), a later join of theirs reuses it
+    player_seeds: tuple[tuple[str, str], ...] = ()
 
     @property
     def n(self) -> int:
@@ -57,6 +60,10 @@ class Room:
     def expired_at(self, now: float) -> bool:
         """A room nobody started in time: no longer listed, joined or started."""
         return self.status == "waiting" and self.waiting_ttl_s > 0 and now >= self.created_at + self.waiting_ttl_s
+
+    def seed_of(self, player_id: str) -> str | None:
+        """The seat seed ``player_id`` first sat down with in this room (None: never sat here)."""
+        return next((seed for who, seed in self.player_seeds if who == player_id), None) if player_id else None
 
     def free_seats(self) -> list[int]:
         return [i for i, s in enumerate(self.seats) if s.kind == "empty"]

@@ -8,6 +8,7 @@ import { RuleErrorSchema } from "./gen/hand/v1/errors_pb";
 import { LedgerService } from "./gen/hand/v1/ledger_service_pb";
 import { RoomService } from "./gen/hand/v1/room_service_pb";
 import { RulesService } from "./gen/hand/v1/rules_service_pb";
+import { TournamentService } from "./gen/hand/v1/tournament_service_pb";
 import { getLang, t } from "./i18n";
 import { Authorizer } from "./identity";
 import { Owners, overloadRetry, unreachable } from "./owner";
@@ -34,6 +35,8 @@ export const owners: Owners = new Owners(location.origin, (base) =>
 export const rooms = owners.at(location.origin);
 export const rules = createClient(RulesService, withSession);
 export const ledger = createClient(LedgerService, withSession);
+/** Duplicate tournaments, served by the ledger (docs/decisions/0029-duplicate-tournaments.md). */
+export const tournaments = createClient(TournamentService, withSession);
 
 /** The server's message (in the player's language) of a refused call. */
 export function refusal(err: unknown): string {

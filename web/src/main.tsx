@@ -5,6 +5,8 @@ import { Leaderboard } from "./ui/leaders";
 import { Lobby, go } from "./ui/lobby";
 import { Replay } from "./ui/replay";
 import { Table } from "./ui/table";
+import { TournamentPage } from "./ui/tournament";
+import { Tournaments } from "./ui/tournaments";
 
 function route(): string[] { return location.hash.replace(/^#\/?/, "").split("/").filter(Boolean); }
 
@@ -20,12 +22,15 @@ function App() {
       <h1><a href="#/">{tx.title}</a></h1>
       <nav>
         <a href="#/">{tx.lobby}</a>
+        <a href="#/tournaments">{tx.tournaments}</a>
         <a href="#/leaders">{tx.leaderboard}</a>
         <button type="button" class="lang" onClick={flip}>{tx.language}</button>
       </nav>
     </header>
     {page === "room" && id ? <Table key={`${id}-${mode}`} roomId={id} spectate={mode === "watch"} />
       : page === "replay" && id ? <Replay roomId={id} />
+      : page === "tournament" && id ? <TournamentPage key={id} id={id} />
+      : page === "tournaments" ? <Tournaments />
       : page === "leaders" ? <Leaderboard /> : <Lobby />}
   </>;
 }

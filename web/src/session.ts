@@ -13,6 +13,11 @@ export function loadSeat(roomId: string): Seat | null {
   const raw = localStorage.getItem(`hand.seat.${roomId}`);
   return raw ? (JSON.parse(raw) as Seat) : null;
 }
+/** The tournament a room is a table of (ui/tournament.tsx), for the score sheet's way back to it. */
+export function rememberTournament(roomId: string, tournamentId: string): void {
+  localStorage.setItem(`hand.tournament.${roomId}`, tournamentId);
+}
+export function tournamentOf(roomId: string): string | null { return localStorage.getItem(`hand.tournament.${roomId}`); }
 export function forgetSeat(roomId: string): void { localStorage.removeItem(`hand.seat.${roomId}`); }
 
 /** A seat token the server will never accept again (decision 0011): its seat was left or

@@ -6,7 +6,7 @@ import { mode, num, t } from "../i18n";
 import { playerId, saveSeat } from "../session";
 import { PlayNow } from "./play_now";
 
-const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
+export const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
   "eram-partnership", "dananeer", "r2019"];
 
 export function go(path: string): void { location.hash = path; }

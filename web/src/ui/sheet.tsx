@@ -8,6 +8,7 @@ import { seatName } from "../names";
 import { Num } from "./num";
 import { Card } from "./card";
 import { go } from "./lobby";
+import { tournamentOf } from "../session";
 
 /** After a round: every seat's cards left and score, the standings; at the end, the match result. */
 export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSeq }: {
@@ -17,17 +18,21 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
 }) {
   const tx = t();
   const [sheet, setSheet] = useState<Sheet | undefined>();
+  // the seats of people who left mid-match (MatchResult.left_seats; decision 0027): flagged below
+  const [left, setLeft] = useState<number[]>([]);
   useEffect(() => {
     if (!over) return;
     let live = true, tries = 0;
     const load = (): void => {
-      ledger.getScoreSheet({ roomId, minSeq }).then((r) => { if (live) setSheet(r.sheet); },
-        () => { if (live && ++tries < 5) setTimeout(load, 500); }); // LEDGER_BEHIND after its bounded wait: again
+      Promise.all([ledger.getScoreSheet({ roomId, minSeq }), ledger.getMatchResult({ roomId, minSeq })])
+        .then(([r, m]) => { if (live) { setSheet(r.sheet); setLeft(m.result?.humanLeft ? m.result.leftSeats : []); } },
+          () => { if (live && ++tries < 5) setTimeout(load, 500); }); // LEDGER_BEHIND after its bounded wait: again
     };
     load();
     return () => { live = false; };
   }, [over, roomId, minSeq]);
   const name = (s?: number) => seatName(room, s);
+  const tournament = tournamentOf(roomId); // a tournament's table: the way back to it
   /** A seat's team in a partnership match (RoomSeat.team; the standings' unit), else undefined. */
   const team = (s?: number) => (s === undefined ? undefined : room.seats[s]?.team);
   const winners = room.winners.map((u) => room.standings.length && room.options?.partnership
@@ -38,7 +43,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
       <table>
         <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{room.options?.partnership ? tx.teamTotal : tx.total}</th></tr></thead>
         <tbody>{result.seats.map((s) => <tr>
-          <td>{name(s.seat)}</td>
+          <td>{name(s.seat)}{left.includes(s.seat ?? -1) && " "}{left.includes(s.seat ?? -1) && <span class="badge quit">{tx.leftMidMatch}</span>}</td>
           <td class="left">{s.cardsLeft.map((c) => <Card id={c} small />)}</td>
           <td class="score"><Num v={s.score} /></td>
           <td>{team(s.seat) !== undefined && <span class="badge">{tx.team((team(s.seat) ?? 0) + 1)}</span>}{" "}
@@ -49,7 +54,9 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
       {over && <>
         <h2>{tx.matchOver}</h2>
         <p>{winners.length > 1 ? tx.winners : tx.winner}: <strong>{winners.join(", ")}</strong></p>
+        {left.length > 0 && <p role="note" class="quit-note">{tx.quitNote(left.map((u) => name(u)).join(", "))}</p>}
         <div class="row">
+          {tournament && <button type="button" class="primary" onClick={() => go(`/tournament/${tournament}`)}>{tx.backToTournament}</button>}
           <button type="button" onClick={() => go(`/replay/${roomId}`)}>{tx.replay}</button>
           <button type="button" onClick={() => go("/leaders")}>{tx.leaderboard}</button>
           <button type="button" onClick={() => go("/")}>{tx.lobby}</button>
