@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import os
 import re
 import signal
 from pathlib import Path
@@ -134,13 +135,18 @@ async def profile(stack: Stack, seconds: float) -> dict[str, Any]:
         out = stack.dir / f"{name}.spy"
         procs[name] = (out, await asyncio.create_subprocess_exec(
             spy, "record", "--pid", str(stack.pids()[name]), "--duration", str(int(seconds)),
-            "--rate", str(rate), "--format", "raw", "--threads", "--nonblocking", "--output", str(out),
+            "--rate", str(rate), "--format", "raw", "--threads", "--output", str(out),
+            # --native (grpcio's Cython frames) cannot sample without pausing the process
+            *(["--native"] if os.environ.get("HAND_BENCH_SPY_NATIVE") else ["--nonblocking"]),
             stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE))
     for name, (out, proc) in procs.items():
         _, err = await proc.communicate()
         if proc.returncode != 0 or not out.exists():
             result[name] = {"error": err.decode(errors="replace")[-500:]}
         else:
+            if keep := os.environ.get("HAND_BENCH_SPY_KEEP"):  # the raw stacks, for a closer look
+                Path(keep).mkdir(parents=True, exist_ok=True)
+                (Path(keep) / out.name).write_bytes(out.read_bytes())
             result[name] = {"profiler": "py-spy (sampling, all non-idle threads)",
                             **summarize_raw(out, seconds, rate)}
     return result

@@ -248,3 +248,14 @@ def test_staging_and_suggestions_carry_the_engine_figures() -> None:
 def test_an_event_with_no_member_set_is_refused() -> None:
     with pytest.raises(RuleViolation):
         event_from_proto(events_pb2.Event())
+
+
+@pytest.mark.parametrize("preset", ["hand", "saudi", "eram-hand", "partnership"])
+def test_a_ledger_row_written_before_round_3_still_reads(preset) -> None:
+    """Ledgers stored the engine's dict (``Options.to_dict``) before the wire's JSON: both read."""
+    import json
+
+    from hand_wire import options_from_json
+
+    options = resolve(preset, {"rounds": 5})
+    assert options_from_json(json.dumps(options.to_dict())) == options

@@ -13,6 +13,7 @@ tests already pin that every engine option has a field of the same name).
 
 from __future__ import annotations
 
+import json
 from functools import lru_cache
 from typing import Any
 
@@ -20,6 +21,7 @@ from google.protobuf import json_format
 
 from hand.v1 import options_pb2
 from hand_engine import Code, Options, RuleViolation, resolve
+from hand_engine.options import with_overrides
 
 from ._enums import EnumCodec
 
@@ -59,8 +61,15 @@ def options_to_json(options: Options) -> str:
 
 
 def options_from_json(text: str) -> Options:
-    """``options_to_json`` read back (``options_from_proto`` of the parsed ``RuleOptions``)."""
-    return options_from_proto(json_format.Parse(text, options_pb2.RuleOptions()))
+    """``options_to_json`` read back (``options_from_proto`` of the parsed ``RuleOptions``).
+
+    Ledgers written before round 3 stored the engine's own dict (``Options.to_dict``, enums as
+    their engine strings, which protobuf's JSON cannot parse): that form is still read, so an
+    existing ledger database needs no migration."""
+    try:
+        return options_from_proto(json_format.Parse(text, options_pb2.RuleOptions()))
+    except json_format.ParseError:
+        return with_overrides(Options(), json.loads(text))
 
 
 def _set_fields(msg: options_pb2.RuleOptions, code: Code) -> dict[str, Any]:
