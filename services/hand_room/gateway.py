@@ -23,9 +23,9 @@ from hand_common import pagetoken
 from hand_common.identity import Verifier
 from hand_common.language import language_of
 from hand_common.rpc import rpc
-from hand_engine import RuleViolation, check_seat_seed
+from hand_engine import check_seat_seed
 from hand_infra.eventstore import EventStore
-from hand_wire import action_from_proto, name_option_field, selection_from_proto, LEVEL_NAMES, Reply
+from hand_wire import action_from_proto, table_options, LEVEL_NAMES, Reply
 from hand_table import (
     Room, token_hash, Act, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom,
     RemovePlayer, StartMatch, RoomCode, RoomError,
@@ -129,18 +129,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         player_id = await self._player(context, limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID))
         seats = request.seat_count or 4  # checked against the options below (INVALID_OPTIONS)
         turn_seconds = limits.in_range(request.turn_seconds or 30, "turn_seconds", limits.TURN_SECONDS)
-        selection = pb.CreateRoomRequest().rules
-        selection.CopyFrom(request.rules)
-        if request.rounds:
-            selection.overrides.rounds = request.rounds
-        try:
-            options = selection_from_proto(selection)
-            options.check_players(seats)
-        except RuleViolation as exc:
-            name_option_field(exc, "rules", "seat_count")
-            if exc.params.get("option") == "rounds" and request.rounds:
-                exc.params["field"] = "rounds"
-            raise
+        options = table_options(request.rules, seats, rounds=request.rounds, seats_field="seat_count")
         if self.creation is not None:
             self.creation.take(player_id, context.peer())
         token = secrets.token_urlsafe(24)

@@ -12,7 +12,7 @@ from hand.v1 import options_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand_common.limits import LIMITS
 from hand_engine import RuleViolation, check_seat_seed
-from hand_wire import name_option_field, selection_from_proto
+from hand_wire import table_options
 from hand_table import token_hash
 
 from .. import limits
@@ -40,9 +40,8 @@ class PlayNow:
         preset = limits.text(request.preset, "preset", PRESET_MAX) or DEFAULT_PRESET
         seats = request.seat_count or 4
         try:
-            selection_from_proto(options_pb2.RuleSelection(preset=preset)).check_players(seats)
+            table_options(options_pb2.RuleSelection(preset=preset), seats, seats_field="seat_count")
         except RuleViolation as exc:
-            name_option_field(exc, "rules", "seat_count")
             if exc.params.get("field") == "rules.preset":
                 exc.params["field"] = "preset"
             raise
