@@ -135,15 +135,21 @@ class Bus:
         """Assign the event partitions wanted now; False when none is."""
         version = (self.feeds.version if self.feeds is not None else 0, self.ownership_version())
         if version != self._seen:
+            moved = self._seen is not None and version[1] != self._seen[1]
             self._seen = version
             wanted = self._wanted()
+            added = wanted - self._following
             if wanted != self._following:
-                added = wanted - self._following
                 consumer.assign([TopicPartition(self.t_events, p) for p in sorted(wanted)])
                 if added:
                     await consumer.seek_to_end(*(TopicPartition(self.t_events, p) for p in sorted(added)))
                 self._following = wanted
                 log.info("bus_following", partitions=sorted(wanted))
+            # what was published before the consumer's place (a broker restart, a partition
+            # newly followed, a room that changed owner) comes from the store, not the topic
+            if self.feeds is not None and (moved or added):
+                self.feeds.sync(None if moved else [r for r in self.feeds.rooms()
+                                                    if partition_of(r, self._event_parts) in added])
         return bool(self._following)
 
     async def stop(self) -> None:

@@ -26,6 +26,8 @@ from .repository import RoomRepository
 from .grpc_messages import event_message
 
 log = structlog.get_logger("hand_room.feeds")
+#: events read from the store per page when a feed catches up
+CATCH_UP_PAGE = 500
 
 
 @dataclass
@@ -69,13 +71,31 @@ class RoomFeed:
     def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
         self._inbox.put_nowait((rec, after, trusted))
 
+    def sync(self) -> None:
+        """Catch up with the store, in turn with the offers: for events the topic may never
+        bring (published while this instance's consumer was away or not yet at its place)."""
+        self._inbox.put_nowait((None, None, False))
+
     async def _run(self) -> None:
         while True:
             rec, after, trusted = await self._inbox.get()
             try:
-                await self._take(rec, after, trusted)
+                if rec is None:
+                    await self._catch_up()
+                else:
+                    await self._take(rec, after, trusted)
             except Exception as exc:
-                log.error("feed_event_failed", room_id=self.room_id, seq=rec.seq, error=type(exc).__name__)
+                log.error("feed_event_failed", room_id=self.room_id, seq=rec.seq if rec else None,
+                          error=type(exc).__name__)
+
+    async def _catch_up(self) -> None:
+        while True:
+            head = self.room.seq if self.room is not None else 0
+            stored = await self.store.load(self.room_id, head, limit=CATCH_UP_PAGE)
+            for ev in stored:
+                self._publish(decode(ev.payload), None, False)
+            if len(stored) < CATCH_UP_PAGE:
+                return
 
     async def _take(self, rec: Recorded, after: Room | None, trusted: bool) -> None:
         head = self.room.seq if self.room is not None else 0
@@ -119,6 +139,13 @@ class Feeds:
             feed.offer(rec, after, trusted)
         else:
             self.repo.observe(rec, after, trusted)
+
+    def sync(self, room_ids=None) -> None:
+        """Each feed of ``room_ids`` (None: every feed) catches up with the store."""
+        for room_id in list(self._feeds) if room_ids is None else room_ids:
+            feed = self._feeds.get(room_id)
+            if feed is not None:
+                feed.sync()
 
     async def join(self, room_id: str) -> tuple[RoomFeed, asyncio.Queue]:
         feed = self._feeds.get(room_id)

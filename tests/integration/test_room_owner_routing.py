@@ -21,7 +21,8 @@ from hand_wire import decode
 from hand_room.partitions import partition_of
 
 from .room_support import (
-    Player, Watcher, create_room, make_topics, moved_to, rule_error_of, start_instance, topics_for, wait_for,
+    Player, Watcher, a_move_ready, create_room, make_topics, moved_to, rule_error_of, seq_of, start_instance,
+    topics_for, wait_for,
 )
 
 REDIRECTED = (("hand-redirected", "1"),)
@@ -157,3 +158,26 @@ async def test_a_second_stream_through_another_instance_keeps_the_seat_and_opens
             break
         await asyncio.sleep(0.1)
     assert await away(), "a seat with no stream anywhere was never marked away"
+
+
+async def test_a_move_the_topic_never_brings_reaches_a_non_owners_stream_from_the_store(pair) -> None:
+    """The chaos test's stall: events published while a non-owner's consumer was away (the
+    broker restarted empty, a partition followed from its end) never come from the topic, and
+    its streams waited for the room's next event to see the gap. After the bus reconnects (as
+    on the broker's recovery) the feeds catch up from the store, with no further move."""
+    room_id, w, mover, seat_w, discard, head = await a_move_ready(pair.stub_b)  # owned by b
+    on_a = Watcher(pair.stub_a, room_id, mover.token, metadata=REDIRECTED)
+    await wait_for(lambda: on_a.latest is not None and on_a.latest.room.next_seq == head, 10)
+    await wait_for(lambda: partition_of(room_id, 8) in pair.a.instance.bus._following, 10)  # a reads it
+    await asyncio.sleep(0.5)  # and has caught up once
+    feeds = pair.a.instance.feeds
+    feeds.offer = lambda *args, **kwargs: None  # the topic loses what b publishes now
+    await mover.act(discard)
+    await wait_for(lambda: seq_of(w.latest) >= head, 10)
+    await asyncio.sleep(1.0)  # a's consumer has had the move and dropped it
+    del feeds.offer
+    assert on_a.latest.room.next_seq == head
+    await pair.a.instance.bus.reconnect()
+    await wait_for(lambda: on_a.latest.room.next_seq > head, 10)
+    assert [seq_of(m) for m in on_a.messages if m.HasField("event")][-1] == seq_of(w.latest)
+    await on_a.close()
