@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable
 
-from hand_infra.outbox import Deduper
+from hand_infra.dedupe import Deduper
 from hand_wire import Delivered
 
 __all__ = ["Hold"]

@@ -11,6 +11,10 @@ the same pipeline again. The owner (``owner.py``) feeds it from
 Action ids: an id is bound to a move only when the move is applied (stored
 with its events). A refused move binds nothing, so a retry with the same id is
 judged again on the room as it is then — the same answer on every owner.
+
+Kept whole (a little over 300 lines): the pass is one sequence — decide, append,
+settle each result, reply, publish, arm — over one batch's state, read top to
+bottom; split, each step would take the batch and the owner's state apart.
 """
 
 from __future__ import annotations

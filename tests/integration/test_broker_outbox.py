@@ -17,7 +17,8 @@ from aiokafka import AIOKafkaConsumer
 from hand_infra._proc import ProcessStartError, port_is_free, stop_process
 from hand_infra.broker import TansuBroker, kafka_broker
 from hand_infra.eventstore import EventStore
-from hand_infra.outbox import Deduper, OutboxEntry, OutboxRelay
+from hand_infra.dedupe import Deduper
+from hand_infra.outbox import OutboxEntry, OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics, topic_partitions
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from hand_infra.outbox import Deduper, OutboxEntry
+from hand_infra.dedupe import Deduper
+from hand_infra.outbox import OutboxEntry
 
 
 def offer_all(deduper: Deduper[str], deliveries: list[tuple[str, int]]) -> list[str]:
