@@ -1,26 +1,36 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { owners, refusal, rooms } from "../api";
-import { JOKERS, sortByRank, sortBySuit } from "../cards";
+import { JOKERS, sortByRank, sortBySuit, standInName } from "../cards";
+import { takeDuty } from "../duty";
 import type { Update } from "../events";
 import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import { TurnPhase } from "../gen/hand/v1/state_pb";
 import { TakeReturn } from "../gen/hand/v1/options_pb";
-import { StagingColour, type SeatView, type StagingEvaluation } from "../gen/hand/v1/views_pb";
+import type { SeatView, StagingEvaluation } from "../gen/hand/v1/views_pb";
+import type { Meld } from "../gen/hand/v1/state_pb";
 import { mode, num, t } from "../i18n";
 import { seatName } from "../names";
 import { pauseUntilOnline, unreachable } from "../owner";
 import { follow, loadSeat, newId } from "../session";
 import { evaluate, suggest } from "../staging";
 import { Card, dropTarget } from "./card";
+import { StagingArea } from "./staging_area";
 import { ScoreSheet } from "./sheet";
 import { heard } from "../chat";
 import { Bubble, QuickChat } from "./chat";
 import { TurnTimer } from "./timer";
 import { AwayBanner } from "./away";
 import { Seating } from "./seating";
+import { NextRound, nextRoundDealt } from "./next_round";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
+
+/** What a joker of a meld on the table stands for (Meld.stand_ins), else undefined. */
+function standIn(m: Meld, card: number): string | undefined {
+  const s = JOKERS.includes(card) ? m.standIns.find((x) => x.joker === card) : undefined;
+  return s && s.rank ? standInName(s.rank, s.suit) : undefined;
+}
 
 export function Table({ roomId, spectate }: { roomId: string; spectate: boolean }) {
   const tx = t();
@@ -130,11 +140,6 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     act({ action: { case: "retrieveJoker", value: { meldId, joker, cards } } }).then((ok) => ok && setSelected([]));
   const layMelds = () => act({ action: { case: "layMelds", value: { melds: groups.map((cards) => ({ cards })) } } })
     .then((ok) => ok && setGroups([]));
-  const stage = (cards: number[]) => {
-    if (cards.length === 0) return;
-    setGroups((g) => [...g.map((x) => x.filter((c) => !cards.includes(c))).filter((x) => x.length), cards]);
-    setSelected([]);
-  };
   const doSuggest = async () => {
     if (!view) return;
     try {
@@ -180,8 +185,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const canReturn = myTurn && turn?.taken !== undefined && !turn.takeFinal && view?.options?.takeReturn !== TakeReturn.NEVER;
   const drawStep = myTurn && turn?.phase === TurnPhase.DRAW && !turn.openingDiscard;
   const playStep = myTurn && !drawStep;
-  const verdict = (i: number) => evaluation?.verdicts[i]?.colour ?? StagingColour.NEUTRAL;
-  const colourName = (c: StagingColour) => (c === StagingColour.GREEN ? "green" : c === StagingColour.RED ? "red" : "neutral");
+  const duty = myTurn || inFlight ? takeDuty(view) : "";
+  const markOf = (c: number) => (c === turn?.taken ? tx.takenMark : c === turn?.drawn ? tx.drawnMark : undefined);
   const top = optimistic?.discard ?? (view?.pile.length ? view.pile[view.pile.length - 1] : null);
   const onMeldClick = (meldId: number, card: number) => {
     if (!selected.length) return;
@@ -209,7 +214,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     {!spectate && mySeat !== undefined && room.seats[mySeat]?.away && room.status === RoomStatus.PLAYING
       && <AwayBanner roomId={roomId} token={token} />}
     <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
-    {error && <p role="alert" class="error">{error}</p>}
+    {error && <p role="alert" class="error">{error}{duty && ` ${duty}`}</p>}
     <Seating room={room} mySeat={spectate ? undefined : mySeat} turnSeat={view?.result ? undefined : turn?.seat} name={name} />
     <section class="opponents" aria-label="seats">
       {view?.seats.map((s) => s.seat === mySeat ? null : <div class={`opponent${turn?.seat === s.seat ? " turn" : ""}`} aria-label={name(s.seat)}>
@@ -234,30 +239,19 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       {view?.melds.map((m) => <div class="meld" aria-label={`${tx.table} ${m.id} ${tx.meldBy(name(m.owner))}`}
         {...dropTarget((kind, id) => kind === "hand" && layOff(m.id, selected.includes(id) ? selected : [id]))}>
         <span class="owner">{tx.meldBy(name(m.owner))}</span>
-        {m.cards.map((c) => <Card id={c} small onClick={myTurn ? () => onMeldClick(m.id, c) : undefined} />)}
+        {m.cards.map((c) => <Card id={c} small onClick={myTurn ? () => onMeldClick(m.id, c) : undefined}
+          standsFor={standIn(m, c)} />)}
       </div>)}
     </section>
     {view && mySeat !== undefined && !spectate && <>
-      <section class="staging" aria-label={tx.staging} {...dropTarget((kind, id) => kind === "hand" && stage([id]))}>
-        <h3>{tx.staging}
-          {evaluation?.showCounter && <span class="counter"> <bdi dir="ltr">{num(evaluation.total)} / {num(evaluation.threshold)}</bdi>
-            {evaluation.missing > 0 && ` — ${tx.more(evaluation.missing)}`}</span>}
-        </h3>
-        <div class="groups">{groups.map((g, i) => <div class={`group ${colourName(verdict(i))}`} aria-label={`${tx.staging} ${colourName(verdict(i))}`}>
-          {g.map((c) => <Card id={c} small onClick={() => setGroups((all) => all.map((x, j) => (j === i ? x.filter((y) => y !== c) : x)).filter((x) => x.length))} />)}
-        </div>)}</div>
-        <div class="row">
-          <button type="button" onClick={() => stage(selected)} disabled={!selected.length}>{tx.stage}</button>
-          <button type="button" onClick={doSuggest}>{tx.suggest}</button>
-          <button type="button" onClick={layMelds} disabled={!groups.length}>{tx.layMelds}</button>
-          <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
-        </div>
-      </section>
+      <StagingArea view={view} groups={groups} setGroups={setGroups} selected={selected} setSelected={setSelected}
+        evaluation={evaluation} playStep={playStep} onLay={layMelds} onSuggest={doSuggest} />
       {/* the dock: the hand and every move of a turn; on a phone it stays at the bottom of the screen */}
       <section class="hand dock" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null || inFlight} data-held={view.hand.length}>
         <h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
+        {duty && <p class="duty">{duty}</p>}
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
-          onClick={() => toggle(c)} drag={`hand:${c}`} />)}
+          onClick={() => toggle(c)} drag={`hand:${c}`} mark={markOf(c)} />)}
           {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
         <div class="row actions">
           <button type="button" onClick={draw} disabled={!drawStep}>{tx.draw}</button>
@@ -274,6 +268,9 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
     {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
       minSeq={seen.current >= 0n ? seen.current : undefined}
-      over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)} />}
+      over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)}>
+      {nextRoundDealt(room, scored.roundNo, view) && <NextRound room={room} view={view} mySeat={spectate ? undefined : mySeat}
+        name={name} onBack={() => setScored(null)} />}
+    </ScoreSheet>}
   </main>;
 }
