@@ -4,6 +4,7 @@ import { applyLang, getLang, setLang, t } from "./i18n";
 import { Leaderboard } from "./ui/leaders";
 import { Lobby, go } from "./ui/lobby";
 import { Replay } from "./ui/replay";
+import { Rules } from "./ui/rules";
 import { Table } from "./ui/table";
 
 function route(): string[] { return location.hash.replace(/^#\/?/, "").split("/").filter(Boolean); }
@@ -26,6 +27,7 @@ function App() {
     </header>
     {page === "room" && id ? <Table key={`${id}-${mode}`} roomId={id} spectate={mode === "watch"} />
       : page === "replay" && id ? <Replay roomId={id} />
+      : page === "rules" ? <Rules preset={id || "hand"} />
       : page === "leaders" ? <Leaderboard /> : <Lobby />}
   </>;
 }

@@ -6,7 +6,7 @@ import { mode, num, t } from "../i18n";
 import { playerId, saveSeat } from "../session";
 import { PlayNow } from "./play_now";
 
-const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
+export const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
   "eram-partnership", "dananeer", "r2019"];
 
 export function go(path: string): void { location.hash = path; }
@@ -62,7 +62,7 @@ export function Lobby() {
         <label>{tx.yourName}<input value={name} onInput={(e) => setName(e.currentTarget.value)} maxLength={64} /></label>
         <label>{tx.mode}<select value={preset} onChange={(e) => setPreset(e.currentTarget.value)} aria-describedby="mode-desc">
           {PRESETS.map((p) => <option value={p}>{mode(p)[0]}</option>)}</select></label>
-        <p id="mode-desc" class="mode-desc">{mode(preset)[1]}</p>
+        <p id="mode-desc" class="mode-desc">{mode(preset)[1]} <a href={`#/rules/${preset}`}>{tx.rules}</a></p>
         <label>{tx.rounds}<select value={roundsN} onChange={(e) => setRounds(Number(e.currentTarget.value))}>
           {[1, 3, 5, 7, 9].map((n) => <option value={n}>{num(n)}</option>)}</select></label>
         <label>{tx.turnTime}<input type="number" min={5} max={300} value={turn} onInput={(e) => setTurn(Number(e.currentTarget.value))} /></label>

@@ -160,7 +160,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     return <main class="waiting panel">
       {error && <p role="alert" class="error">{error}</p>}
       <h2>{tx.waiting}</h2>
-      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · <span class="mode" title={mode(room.preset)[1]}>{mode(room.preset)[0]}</span></p>
+      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · <span class="mode" title={mode(room.preset)[1]}>{mode(room.preset)[0]}</span>
+        {" · "}<a href={`#/rules/${room.preset || "hand"}`}>{tx.rules}</a></p>
       <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
       <ul class="seats">{room.seats.map((s) => <li>
         {tx.seat} {num((s.seat ?? 0) + 1)}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : name(s.seat) || tx.bot}
@@ -208,7 +209,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         {view?.result ? "" : turn ? (myTurn || (inFlight && turn.seat === mySeat) ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
         {turn && !view?.result && <TurnTimer deadline={room.turnDeadline} mine={!spectate && turn.seat === mySeat} />}
       </p>
-      <span class="round">{tx.round} {num(room.roundNo)}</span>
+      <span class="round">{tx.round} {num(room.roundNo)} · <a href={`#/rules/${room.preset || "hand"}`}>{tx.rules}</a></span>
     </div>
     {(retrying || !online) && <p class="reconnecting" role="status">{tx.reconnecting}</p>}
     {!spectate && mySeat !== undefined && room.seats[mySeat]?.away && room.status === RoomStatus.PLAYING
