@@ -28,7 +28,8 @@ function App() {
     {page === "room" && id ? <Table key={`${id}-${mode}`} roomId={id} spectate={mode === "watch"} />
       : page === "replay" && id ? <Replay roomId={id} />
       : page === "rules" ? <Rules preset={id || "hand"} />
-      : page === "leaders" ? <Leaderboard /> : <Lobby />}
+      : page === "leaders" ? <Leaderboard />
+      : page === "join" && id ? <Lobby key={id} joinCode={id} /> : <Lobby />}
   </>;
 }
 

@@ -13,6 +13,15 @@ export function loadSeat(roomId: string): Seat | null {
   const raw = localStorage.getItem(`hand.seat.${roomId}`);
   return raw ? (JSON.parse(raw) as Seat) : null;
 }
+/** The seats this browser holds (at most `max` of them), for the lobby's "your tables". */
+export function savedSeats(max = 12): Seat[] {
+  const out: Seat[] = [];
+  for (let i = 0; i < localStorage.length && out.length < max; i++) {
+    const k = localStorage.key(i);
+    if (k?.startsWith("hand.seat.")) try { out.push(JSON.parse(localStorage.getItem(k) ?? "")); } catch { /* not a seat */ }
+  }
+  return out;
+}
 export function forgetSeat(roomId: string): void { localStorage.removeItem(`hand.seat.${roomId}`); }
 
 /** A seat token the server will never accept again (decision 0011): its seat was left or

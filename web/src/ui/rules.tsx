@@ -1,16 +1,10 @@
 import { useEffect, useState } from "preact/hooks";
-import { refusal, rules } from "../api";
+import { refusal } from "../api";
+import { optionsOf } from "../presets";
 import type { RuleOptions } from "../gen/hand/v1/options_pb";
 import { mode, t } from "../i18n";
 import { rulesOf } from "../rules_text";
 import { PRESETS, go } from "./lobby";
-
-/** The effective options of a preset as the engine resolves them: a dealt round's options
- * (RulesService.StartRound, four seats so that every preset, partnership included, can be dealt). */
-async function optionsOf(preset: string): Promise<RuleOptions | undefined> {
-  const res = await rules.startRound({ rules: { preset }, seats: 4, deal: { case: "seed", value: 1n } });
-  return res.state?.options;
-}
 
 /** The rules screen of one mode (#/rules/<preset>): its name and line, then its rules in sentences
  * (rules_text.ts) in the page's language; another mode can be chosen here. */

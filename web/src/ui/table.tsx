@@ -3,7 +3,7 @@ import { owners, refusal, rooms } from "../api";
 import { JOKERS, sortByRank, sortBySuit, standInName } from "../cards";
 import { takeDuty } from "../duty";
 import type { Update } from "../events";
-import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
+import { RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import { TurnPhase } from "../gen/hand/v1/state_pb";
 import { TakeReturn } from "../gen/hand/v1/options_pb";
@@ -21,6 +21,7 @@ import { heard } from "../chat";
 import { Bubble, QuickChat } from "./chat";
 import { TurnTimer } from "./timer";
 import { AwayBanner } from "./away";
+import { Waiting } from "./waiting";
 import { Seating } from "./seating";
 import { NextRound, nextRoundDealt } from "./next_round";
 
@@ -46,7 +47,6 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [evaluation, setEvaluation] = useState<StagingEvaluation | undefined>();
   const [order, setOrder] = useState<"suit" | "rank">("suit");
   const [scored, setScored] = useState<{ roundNo: number; result: RoundResult; room?: RoomInfo } | null>(null);
-  const [level, setLevel] = useState(BotLevel.BEGINNER);
   const [backSeats, setBackSeats] = useState<number[]>([]); // came back after being away
   // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
   const pending = useRef<bigint | null>(null);
@@ -147,40 +147,11 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       if (s) setGroups(s.melds.map((m) => m.cards));
     } catch (e) { setError(refusal(e)); }
   };
-  // ?seed=N deals a fixed match (tournaments, tests: StartMatchRequest.seed); unset = random
-  const seed = new URLSearchParams(location.search).get("seed");
-  const startMatch = () => rooms.startMatch({ roomId, seatToken: token, seed: seed ? BigInt(seed) : undefined })
-    .catch((e) => setError(refusal(e)));
-  const fill = () => rooms.fillWithBots({ roomId, seatToken: token, level }).catch((e) => setError(refusal(e)));
 
   if (!room) return <main class="table"><p role="status">…</p></main>;
 
   if (room.status === RoomStatus.WAITING) {
-    const host = mySeat === room.hostSeat && !spectate;
-    return <main class="waiting panel">
-      {error && <p role="alert" class="error">{error}</p>}
-      <h2>{tx.waiting}</h2>
-      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · <span class="mode" title={mode(room.preset)[1]}>{mode(room.preset)[0]}</span>
-        {" · "}<a href={`#/rules/${room.preset || "hand"}`}>{tx.rules}</a></p>
-      <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
-      <ul class="seats">{room.seats.map((s) => <li>
-        {tx.seat} {num((s.seat ?? 0) + 1)}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : name(s.seat) || tx.bot}
-        {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
-        {s.seat !== mySeat && <Bubble roomId={roomId} seat={s.seat} name={name(s.seat)} />}
-      </li>)}</ul>
-      {host && <div class="row">
-        <label>{tx.level}<select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
-          <option value={BotLevel.BEGINNER}>{tx.beginner}</option>
-          <option value={BotLevel.MIDDLE}>{tx.middle}</option>
-          <option value={BotLevel.STRONG}>{tx.strong}</option>
-          <option value={BotLevel.EXPERT}>{tx.expert}</option>
-        </select></label>
-        <button type="button" onClick={fill}>{tx.fillBots}</button>
-        <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
-      </div>}
-      {/* who came and went while the room waits (role "log": lines, not a second list beside the seats) */}
-      <div class="log" role="log" aria-label="log">{log.slice(-8).map((l) => <div>{l()}</div>)}</div>
-    </main>;
+    return <Waiting roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} log={log} name={name} />;
   }
 
   const canReturn = myTurn && turn?.taken !== undefined && !turn.takeFinal && view?.options?.takeReturn !== TakeReturn.NEVER;
