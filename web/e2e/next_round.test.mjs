@@ -10,23 +10,24 @@ let b;
 before(async () => { b = await browser(); });
 after(async () => { await b?.close(); });
 
-for (const [lang, size] of [["en", {}], ["ar", { width: 390, height: 844 }]]) {
-  test(`the next round's start and the player's turn are shown on the score sheet (${lang})`, async () => {
-    const p = await page(b, { lang, ...size });
-    await startMatch(p, { name: lang === "ar" ? "سارة" : "Sara", seats: "2", rounds: "3", level: lang === "ar" ? "خبير" : "Expert" });
-    while (await awaitTurn(p)) await playTurn(p);
-    const s = sheet(p);
-    await s.getByRole("heading", { name: lang === "ar" ? /الجولة ١/ : /Round 1/ }).waitFor();
-    const started = s.getByRole("alert").filter({ hasText: lang === "ar" ? /بدأت الجولة ٢/ : /Round 2 has started/ });
-    await started.waitFor();
-    // whoever starts round 2, the player's turn comes while the sheet is open: the banner says it, with the timer
-    await started.getByText(lang === "ar" ? /دورك/ : /Your turn/).waitFor();
-    const left = Number(await started.getByLabel("timer").getAttribute("data-left"));
-    assert.ok(left > 0, `timer ${left}`);
-    await started.getByRole("button", { name: lang === "ar" ? /إلى الطاولة/ : /Back to the table/ }).click();
-    await s.waitFor({ state: "detached" });
-    await myTurn(p).waitFor();
-    assert.ok(await p.getByRole("region", { name: lang === "ar" ? "ورقك" : "Your hand" }).isVisible());
-    await p.context().close();
-  });
+async function nextRound(lang, size) {
+  const p = await page(b, { lang, ...size });
+  await startMatch(p, { name: lang === "ar" ? "سارة" : "Sara", seats: "2", rounds: "3", level: lang === "ar" ? "خبير" : "Expert" });
+  while (await awaitTurn(p)) await playTurn(p);
+  const s = sheet(p);
+  await s.getByRole("heading", { name: lang === "ar" ? /الجولة ١/ : /Round 1/ }).waitFor();
+  const started = s.getByRole("alert").filter({ hasText: lang === "ar" ? /بدأت الجولة ٢/ : /Round 2 has started/ });
+  await started.waitFor();
+  // whoever starts round 2, the player's turn comes while the sheet is open: the banner says it, with the timer
+  await started.getByText(lang === "ar" ? /دورك/ : /Your turn/).waitFor();
+  const left = Number(await started.getByLabel("timer").getAttribute("data-left"));
+  assert.ok(left > 0, `timer ${left}`);
+  await started.getByRole("button", { name: lang === "ar" ? /إلى الطاولة/ : /Back to the table/ }).click();
+  await s.waitFor({ state: "detached" });
+  await myTurn(p).waitFor();
+  assert.ok(await p.getByRole("region", { name: lang === "ar" ? "ورقك" : "Your hand" }).isVisible());
+  await p.context().close();
 }
+
+test("the next round's start and the player's turn are shown on the score sheet (en, desktop)", () => nextRound("en", {}));
+test("the next round's start and the player's turn are shown on the score sheet (ar, phone)", () => nextRound("ar", { width: 390, height: 844 }));

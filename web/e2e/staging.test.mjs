@@ -25,81 +25,87 @@ const T = {
 
 const labels = (loc) => loc.evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
 
-for (const [lang, size] of [["en", {}], ["ar", { width: 390, height: 844 }]]) {
-  const w = T[lang];
-  test(`Lay melds waits with its reason; a drop joins a staged group; the drawn card is marked (${lang})`, async () => {
-    const p = await page(b, { lang, ...size });
-    await startMatch(p, { name: lang === "ar" ? "فهد" : "Fahd", seed: "3" });
-    assert.ok(await awaitTurn(p));
-    await p.getByRole("button", { name: w.draw, exact: true }).click();
-    const hand = p.getByRole("region", { name: w.hand });
-    const cards = hand.locator("button.card");
-    await hand.getByRole("button", { name: w.newMark }).waitFor(); // the card just drawn, marked
-    assert.equal((await labels(cards)).filter((l) => w.newMark.test(l)).length, 1);
-    // two cards staged: not a meld yet; Lay melds waits and says why; the colours explained
-    const staging = p.getByRole("region", { name: w.staging });
-    const lay = staging.getByRole("button", { name: w.lay });
-    await cards.nth(0).click();
-    await cards.nth(1).click();
-    await staging.getByRole("button", { name: w.stage }).click();
-    await staging.locator(".group").first().waitFor();
-    await staging.locator(".why").getByText(w.why).waitFor();
-    assert.ok(await lay.isDisabled());
-    await staging.getByText(w.grey).waitFor();
-    // a third card dropped on that group joins it
-    await cards.nth(5).dragTo(staging.locator(".group").first());
-    await staging.locator(".group").first().locator(".card").nth(2).waitFor();
-    assert.equal(await staging.locator(".group").count(), 1);
-    // the suggested opening (82): Lay melds can be sent; groups taken away until it is short of 51: it waits again
-    await staging.getByRole("button", { name: w.clear }).click();
-    await staging.getByRole("button", { name: w.suggest }).click();
-    await staging.locator(".group.green").first().waitFor();
-    await p.waitForFunction(() => !document.querySelector(".staging .why"));
-    assert.ok(await lay.isEnabled());
-    const groups = await staging.locator(".group").count();
-    assert.ok(groups >= 2, `${groups} groups`);
-    const last = staging.locator(".group").last();
-    // the counter shows only an answer for the groups on screen (none while one is on its way)
-    const total = async () => parseInt((await staging.locator(".counter bdi").innerText()).replace(/[٠-٩]/g, (d) => "٠١٢٣٤٥٦٧٨٩".indexOf(d)), 10);
-    while (await total() >= 51) {
-      const before = await staging.locator(".group").count();
-      for (let n = await last.locator(".card").count(); n > 0; n--) await last.locator(".card").first().click();
-      await p.waitForFunction((k) => document.querySelectorAll(".staging .group").length < k, before);
-    }
-    await staging.locator(".why").getByText(w.under).waitFor();
-    assert.ok(await lay.isDisabled());
-    // the whole opening again, laid; its joker on the table names the card it stands for
-    await staging.getByRole("button", { name: w.suggest }).click();
-    await p.waitForFunction(() => !document.querySelector(".staging .why"));
-    await lay.click();
-    const table = p.getByRole("region", { name: w.table });
-    await table.locator(".meld").first().waitFor();
-    const jokers = table.locator(".stands-in");
-    await jokers.first().waitFor();
-    for (const l of await labels(jokers.locator(".card"))) assert.match(l, /^(Joker as|جوكر بدل) (10|[2-9AJQK])[♠♥♦♣]?$/);
-    assert.match(await jokers.first().locator(".as").innerText(), /^= (10|[2-9AJQK])[♠♥♦♣]?$/);
-    await playTurn(p);
-    await p.context().close();
-  });
+const PHONE = { width: 390, height: 844 };
 
-  test(`a take is marked, its duty says what to do, and a refusal while it is pending repeats it (${lang})`, async () => {
-    const p = await page(b, { lang, ...size });
-    await startMatch(p, { name: lang === "ar" ? "منى" : "Mona", seed: "5" });
-    assert.ok(await awaitTurn(p));
-    await p.getByRole("button", { name: w.take, exact: true }).click();
-    const hand = p.getByRole("region", { name: w.hand });
-    await hand.getByRole("button", { name: w.takenMark }).waitFor();
-    await hand.locator(".duty").getByText(w.duty).waitFor();
-    await hand.locator(".duty").getByText(w.orReturn).waitFor();
-    // discarding another card now is refused; the refusal says what the take asks
-    await hand.locator("button.card:not([data-mark])").first().click();
-    await hand.getByRole("button", { name: w.discard, exact: true }).click();
-    await p.getByRole("alert").getByText(w.duty).waitFor();
-    // returned: the mark and the duty are gone, the turn goes on by the stock
-    await hand.getByRole("button", { name: w.ret, exact: true }).click();
-    await hand.locator(".duty").waitFor({ state: "detached" });
-    assert.equal((await labels(hand.locator("button.card"))).filter((l) => w.takenMark.test(l)).length, 0);
-    await playTurn(p);
-    await p.context().close();
-  });
+async function layWaits(lang, size) {
+  const w = T[lang];
+  const p = await page(b, { lang, ...size });
+  await startMatch(p, { name: lang === "ar" ? "فهد" : "Fahd", seed: "3" });
+  assert.ok(await awaitTurn(p));
+  await p.getByRole("button", { name: w.draw, exact: true }).click();
+  const hand = p.getByRole("region", { name: w.hand });
+  const cards = hand.locator("button.card");
+  await hand.getByRole("button", { name: w.newMark }).waitFor(); // the card just drawn, marked
+  assert.equal((await labels(cards)).filter((l) => w.newMark.test(l)).length, 1);
+  // two cards staged: not a meld yet; Lay melds waits and says why; the colours explained
+  const staging = p.getByRole("region", { name: w.staging });
+  const lay = staging.getByRole("button", { name: w.lay });
+  await cards.nth(0).click();
+  await cards.nth(1).click();
+  await staging.getByRole("button", { name: w.stage }).click();
+  await staging.locator(".group").first().waitFor();
+  await staging.locator(".why").getByText(w.why).waitFor();
+  assert.ok(await lay.isDisabled());
+  await staging.getByText(w.grey).waitFor();
+  // a third card dropped on that group joins it
+  await cards.nth(5).dragTo(staging.locator(".group").first());
+  await staging.locator(".group").first().locator(".card").nth(2).waitFor();
+  assert.equal(await staging.locator(".group").count(), 1);
+  // the suggested opening (82): Lay melds can be sent; groups taken away until it is short of 51: it waits again
+  await staging.getByRole("button", { name: w.clear }).click();
+  await staging.getByRole("button", { name: w.suggest }).click();
+  await staging.locator(".group.green").first().waitFor();
+  await p.waitForFunction(() => !document.querySelector(".staging .why"));
+  assert.ok(await lay.isEnabled());
+  const groups = await staging.locator(".group").count();
+  assert.ok(groups >= 2, `${groups} groups`);
+  const last = staging.locator(".group").last();
+  // the counter shows only an answer for the groups on screen (none while one is on its way)
+  const total = async () => parseInt((await staging.locator(".counter bdi").innerText()).replace(/[٠-٩]/g, (d) => "٠١٢٣٤٥٦٧٨٩".indexOf(d)), 10);
+  while (await total() >= 51) {
+    const before = await staging.locator(".group").count();
+    for (let n = await last.locator(".card").count(); n > 0; n--) await last.locator(".card").first().click();
+    await p.waitForFunction((k) => document.querySelectorAll(".staging .group").length < k, before);
+  }
+  await staging.locator(".why").getByText(w.under).waitFor();
+  assert.ok(await lay.isDisabled());
+  // the whole opening again, laid; its joker on the table names the card it stands for
+  await staging.getByRole("button", { name: w.suggest }).click();
+  await p.waitForFunction(() => !document.querySelector(".staging .why"));
+  await lay.click();
+  const table = p.getByRole("region", { name: w.table });
+  await table.locator(".meld").first().waitFor();
+  const jokers = table.locator(".stands-in");
+  await jokers.first().waitFor();
+  for (const l of await labels(jokers.locator(".card"))) assert.match(l, /^(Joker as|جوكر بدل) (10|[2-9AJQK])[♠♥♦♣]?$/);
+  assert.match(await jokers.first().locator(".as").innerText(), /^= (10|[2-9AJQK])[♠♥♦♣]?$/);
+  await playTurn(p);
+  await p.context().close();
 }
+
+async function takeDuty(lang, size) {
+  const w = T[lang];
+  const p = await page(b, { lang, ...size });
+  await startMatch(p, { name: lang === "ar" ? "منى" : "Mona", seed: "5" });
+  assert.ok(await awaitTurn(p));
+  await p.getByRole("button", { name: w.take, exact: true }).click();
+  const hand = p.getByRole("region", { name: w.hand });
+  await hand.getByRole("button", { name: w.takenMark }).waitFor();
+  await hand.locator(".duty").getByText(w.duty).waitFor();
+  await hand.locator(".duty").getByText(w.orReturn).waitFor();
+  // discarding another card now is refused; the refusal says what the take asks
+  await hand.locator("button.card:not([data-mark])").first().click();
+  await hand.getByRole("button", { name: w.discard, exact: true }).click();
+  await p.getByRole("alert").getByText(w.duty).waitFor();
+  // returned: the mark and the duty are gone, the turn goes on by the stock
+  await hand.getByRole("button", { name: w.ret, exact: true }).click();
+  await hand.locator(".duty").waitFor({ state: "detached" });
+  assert.equal((await labels(hand.locator("button.card"))).filter((l) => w.takenMark.test(l)).length, 0);
+  await playTurn(p);
+  await p.context().close();
+}
+
+test("Lay melds waits with its reason; a drop joins a staged group; the drawn card is marked (en, desktop)", () => layWaits("en", {}));
+test("Lay melds waits with its reason; a drop joins a staged group; the drawn card is marked (ar, phone)", () => layWaits("ar", PHONE));
+test("a take is marked, its duty says what to do, and a refusal while it is pending repeats it (en, desktop)", () => takeDuty("en", {}));
+test("a take is marked, its duty says what to do, and a refusal while it is pending repeats it (ar, phone)", () => takeDuty("ar", PHONE));

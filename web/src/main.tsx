@@ -5,6 +5,7 @@ import { Leaderboard } from "./ui/leaders";
 import { Lobby, go } from "./ui/lobby";
 import { Replay } from "./ui/replay";
 import { Rules } from "./ui/rules";
+import { MuteButton } from "./ui/mute";
 import { Table } from "./ui/table";
 
 function route(): string[] { return location.hash.replace(/^#\/?/, "").split("/").filter(Boolean); }
@@ -22,6 +23,7 @@ function App() {
       <nav>
         <a href="#/">{tx.lobby}</a>
         <a href="#/leaders">{tx.leaderboard}</a>
+        <MuteButton />
         <button type="button" class="lang" onClick={flip}>{tx.language}</button>
       </nav>
     </header>

@@ -2,6 +2,7 @@ import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { owners, refusal, rooms } from "../api";
 import { JOKERS, sortByRank, sortBySuit, standInName } from "../cards";
 import { takeDuty } from "../duty";
+import { play } from "../sound";
 import type { Update } from "../events";
 import { RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
@@ -74,7 +75,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     const who = u.seat;
     if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
     if (who !== undefined && u.kind === "seat_away") setBackSeats((b) => b.filter((x) => x !== who));
-    if (u.result) setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room });
+    if (u.result) { setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room }); play("end"); }
     // a finished match keeps its result: after a reload the snapshot brings the last round's result
     else if (u.room?.status === RoomStatus.FINISHED && u.view?.result) {
       const result = u.view.result, roundNo = u.view.roundNo;
@@ -103,6 +104,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const mySeat = view?.seat ?? seat?.seat;
   const turn = view?.turn;
   const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null && !inFlight;
+  const turnIsMine = !!turn && turn.seat === mySeat && !view?.result && !spectate;
+  useEffect(() => { if (turnIsMine) play("turn"); }, [turnIsMine, view?.roundNo, view?.turnNo]); // a sound when the turn comes
   const name = (s?: number) => seatName(room, s);
 
   /** One move at the room's owner. A network failure (offline, the server out of reach) is not the
@@ -203,7 +206,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       </div>
       <div class="pile" {...dropTarget((kind, id) => kind === "hand" && playStep && discard(id))}>
         <h3>{tx.pile} ({num(view?.pile.length ?? 0)})</h3>
-        {top !== null ? <Card id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
+        {top !== null ? <Card key={top} id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
       </div>
     </section>
     <section class="melds" aria-label={tx.table}>
