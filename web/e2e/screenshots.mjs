@@ -16,6 +16,7 @@ try {
   const p = await page(b, { width: 1000, height: 900 });
   await p.goto(url);
   await p.getByRole("button", { name: "Join", exact: true }).first().waitFor();
+  await p.locator(".tables .details").first().waitFor(); // the host, rounds and turn time (GetRoom)
   await p.screenshot({ path: `${out}/lobby.png` });
   await startMatch(p, { name: "Ada" });
   await awaitTurn(p);
