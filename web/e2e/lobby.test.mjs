@@ -1,6 +1,7 @@
 // The lobby (issue 26, item 10): the seat counts follow the mode (from the engine's options); a public
 // table shows its host, rounds and turn time; a room's invite link fills in its code; Leave frees the
-// seat; a waiting-room error is gone once the match starts; the way back to one's own running table.
+// seat; a waiting-room error is gone once the match starts; a running public table is watched from the
+// lobby (ListRooms with `playing`); the way back to one's own running table.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 import { at, browser, page } from "./helpers.mjs";
@@ -72,6 +73,11 @@ test("a public table's host, rounds and turn time; the invite link; Leave; the e
   await host.getByRole("button", { name: "Start the match" }).click();
   await host.getByRole("region", { name: "Your hand" }).waitFor();
   assert.equal(await host.getByRole("alert").count(), 0);
+  // the guest, back in the lobby, finds the running table among those being played and watches it
+  const running = guest.getByRole("region", { name: "Tables being played" }).locator("li", { hasText: "host Hostess" });
+  await running.getByRole("button", { name: "Watch" }).click();
+  await guest.getByRole("status").getByText(/Spectating/).first().waitFor();
+  assert.equal(new URL(guest.url()).hash, `#/room/${roomId}/watch`);
   // to the lobby and back to the running table
   await host.getByRole("link", { name: "Lobby" }).click();
   const mine = host.getByRole("region", { name: "Your tables" });

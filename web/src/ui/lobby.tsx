@@ -6,7 +6,7 @@ import type { RoomSummary } from "../gen/hand/v1/room_service_pb";
 import { mode, num, t } from "../i18n";
 import { optionsOf, seatCounts } from "../presets";
 import { playerId, saveSeat, savedSeats } from "../session";
-import { MyTables, PublicTables } from "./lobby_tables";
+import { MyTables, PlayingTables, PublicTables } from "./lobby_tables";
 import { PlayNow } from "./play_now";
 
 export const PRESETS = ["hand", "saudi", "partnership", "saudi-partnership", "eram-hand", "eram-saudi",
@@ -20,6 +20,7 @@ export function playerName(): string { return localStorage.getItem("hand.name") 
 export function Lobby({ joinCode = "" }: { joinCode?: string }) {
   const tx = t();
   const [list, setList] = useState<RoomSummary[]>([]);
+  const [running, setRunning] = useState<RoomSummary[]>([]); // public matches being played, to watch
   const [error, setError] = useState("");
   const [name, setName] = useState(playerName() || "Player");
   const [preset, setPreset] = useState("hand");
@@ -41,7 +42,10 @@ export function Lobby({ joinCode = "" }: { joinCode?: string }) {
 
   useEffect(() => {
     let live = true;
-    const load = () => rooms.listRooms({ pageSize: 50 }).then((r) => live && setList(r.rooms), (e) => live && setError(refusal(e)));
+    const load = () => {
+      rooms.listRooms({ pageSize: 50 }).then((r) => live && setList(r.rooms), (e) => live && setError(refusal(e)));
+      rooms.listRooms({ pageSize: 20, playing: true }).then((r) => live && setRunning(r.rooms), () => {});
+    };
     load();
     const timer = setInterval(load, 3000);
     return () => { live = false; clearInterval(timer); };
@@ -98,5 +102,6 @@ export function Lobby({ joinCode = "" }: { joinCode?: string }) {
       </form>
     </section>
     <PublicTables list={list} join={(roomId) => join({ case: "roomId", value: roomId })} go={go} />
+    <PlayingTables list={running} go={go} />
   </main>;
 }

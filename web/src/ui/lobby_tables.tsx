@@ -43,6 +43,25 @@ export function PublicTables({ list, join, go }: { list: RoomSummary[]; join: (r
   </section>;
 }
 
+/** The public tables whose match is being played (ListRooms with `playing`): watch one. */
+export function PlayingTables({ list, go }: { list: RoomSummary[]; go: (p: string) => void }) {
+  const tx = t();
+  const info = useRooms(list.map((r) => r.roomId), true);
+  if (!list.length) return null;
+  return <section class="panel" aria-label={tx.tablesPlaying}>
+    <h2>{tx.tablesPlaying}</h2>
+    <ul class="tables">{list.map((r) => {
+      const room = info.get(r.roomId);
+      return <li>
+        <span>{mode(r.preset)[0]} · {tx.seatsN(r.seatCount)}
+          {room && <span class="details"> · {tx.hostedBy(seatName(room, room.hostSeat))} · {tx.round} {num(room.roundNo)}
+            /{num(room.options?.rounds ?? 0)}</span>}</span>
+        <button type="button" onClick={() => go(`/room/${r.roomId}/watch`)}>{tx.watch}</button>
+      </li>;
+    })}</ul>
+  </section>;
+}
+
 /** The rooms this browser holds a seat in (session.ts: the saved seats) that are not over: the way
  * back to a running (or waiting) table. */
 export function MyTables({ seats, go }: { seats: Seat[]; go: (p: string) => void }) {
