@@ -148,7 +148,8 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
         size = limits.in_range(request.page_size or limits.DEFAULT_PAGE_SIZE, "page_size", (1, limits.MAX_PAGE_SIZE))
         offset = pagetoken.decode(request.page_token, scope=LIST_ROOMS)
         since = time.time() - self.waiting_ttl_s if self.waiting_ttl_s else 0.0  # expired rooms are not listed
-        rows = await self.index.public_open(limit=size + 1, offset=offset, created_after=since)
+        rows = (await self.index.public_playing(limit=size + 1, offset=offset) if request.playing
+                else await self.index.public_open(limit=size + 1, offset=offset, created_after=since))
         out = pb.ListRoomsResponse()
         for r in rows[:size]:
             out.rooms.add(room_id=r["room_id"], preset=r["preset"], seat_count=r["seats"],

@@ -66,6 +66,13 @@ class RoomIndex:
         async with self.engine.connect() as conn:
             return [dict(r._mapping) for r in (await conn.execute(q)).all()]
 
+    async def public_playing(self, limit: int = 50, offset: int = 0) -> list[dict]:
+        """Public rooms whose match is being played (the lobby's tables to watch), newest first."""
+        q = (select(rooms).where(rooms.c.public.is_(True), rooms.c.status == "playing")
+             .order_by(rooms.c.created_at.desc()).limit(limit).offset(offset))
+        async with self.engine.connect() as conn:
+            return [dict(r._mapping) for r in (await conn.execute(q)).all()]
+
     async def active(self) -> list[str]:
         q = select(rooms.c.room_id).where(rooms.c.status != "finished")
         async with self.engine.connect() as conn:

@@ -418,3 +418,26 @@ async def test_the_host_can_free_a_players_seat_before_the_match_and_only_the_ho
     code, detail = await refusal(stub.RemovePlayer(pb.RemovePlayerRequest(room_id=room_id, seat_token=host.token,
                                                                          seat=2)))
     assert name(detail) == "MATCH_STARTED"
+
+
+async def test_list_rooms_playing_lists_the_public_matches_being_played_to_watch(stack):
+    """The lobby's running tables (issue 26, item 10): ``ListRooms(playing=true)`` lists a public room
+    once its match runs, and the default listing (waiting rooms with a free seat) no longer does."""
+    stub = stack.stub
+    created, players = await create_room(stub, "hand", seats=2, rounds=1, public=True)
+    room_id, host = created.room.room_id, players[0]
+    listed = lambda playing: stub.ListRooms(pb.ListRoomsRequest(playing=playing))  # noqa: E731
+    assert room_id in {r.room_id for r in (await listed(False)).rooms}
+    assert room_id not in {r.room_id for r in (await listed(True)).rooms}
+    await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=host.token))
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=host.token, seed=1))
+
+    async def playing() -> bool:
+        return room_id in {r.room_id for r in (await listed(True)).rooms}
+    deadline = time.monotonic() + 20
+    while not await playing():
+        assert time.monotonic() < deadline, "a running public match is not listed with playing=true"
+        await asyncio.sleep(0.1)
+    running = next(r for r in (await listed(True)).rooms if r.room_id == room_id)
+    assert running.preset == "hand" and running.seat_count == 2 and running.free_seats == 0
+    assert room_id not in {r.room_id for r in (await listed(False)).rooms}

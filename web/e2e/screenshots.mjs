@@ -16,6 +16,7 @@ try {
   const p = await page(b, { width: 1000, height: 900 });
   await p.goto(url);
   await p.getByRole("button", { name: "Join", exact: true }).first().waitFor();
+  await p.locator(".tables .details").first().waitFor(); // the host, rounds and turn time (GetRoom)
   await p.screenshot({ path: `${out}/lobby.png` });
   await startMatch(p, { name: "Ada" });
   await awaitTurn(p);
@@ -38,6 +39,19 @@ try {
   while (await awaitTurn(p)) await playTurn(p);
   await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();
   await p.screenshot({ path: `${out}/score-sheet.png` });
+
+  // an English phone mid-turn: the card just drawn marked, the suggested opening staged, the dock at the bottom
+  const en = await page(b, { width: 390, height: 844 });
+  await startMatch(en, { name: "Sam", seed: "3" });
+  await awaitTurn(en);
+  await en.getByRole("button", { name: "Draw", exact: true }).click();
+  await en.getByRole("region", { name: "Your hand" }).getByRole("button", { name: /\(new\)$/ }).waitFor();
+  await en.getByRole("button", { name: "Suggest" }).click();
+  await en.locator(".staging .group.green").first().waitFor();
+  await en.screenshot({ path: `${out}/table-en-phone.png` });
+  await en.goto(`${url}#/rules/saudi`);
+  await en.getByRole("heading", { name: /Rules: Saudi Hand/ }).waitFor();
+  await en.screenshot({ path: `${out}/rules-en-phone.png` });
 
   const phone = await page(b, { lang: "ar", width: 390, height: 844 });
   await startMatch(phone, { name: "ليلى" });

@@ -19,6 +19,11 @@ export function cardName(id: number): string {
   return f.joker ? "Joker" : `${RANKS[f.rank]}${SUITS[f.suit]}`;
 }
 
+/** What a joker stands for (StandIn: rank 1..13, suit 1..4 or 0 while undetermined): "7♥", "7". */
+export function standInName(rank: number, suit: number): string {
+  return `${RANKS[rank] ?? ""}${suit > 0 ? SUITS[suit - 1] : ""}`;
+}
+
 export function sortBySuit(ids: number[]): number[] {
   return [...ids].sort((a, b) => { const x = face(a), y = face(b);
     return x.joker !== y.joker ? (x.joker ? 1 : -1) : x.suit - y.suit || x.rank - y.rank || a - b; });

@@ -4,6 +4,8 @@ import { applyLang, getLang, setLang, t } from "./i18n";
 import { Leaderboard } from "./ui/leaders";
 import { Lobby, go } from "./ui/lobby";
 import { Replay } from "./ui/replay";
+import { Rules } from "./ui/rules";
+import { MuteButton } from "./ui/mute";
 import { Table } from "./ui/table";
 import { TournamentPage } from "./ui/tournament";
 import { Tournaments } from "./ui/tournaments";
@@ -24,6 +26,7 @@ function App() {
         <a href="#/">{tx.lobby}</a>
         <a href="#/tournaments">{tx.tournaments}</a>
         <a href="#/leaders">{tx.leaderboard}</a>
+        <MuteButton />
         <button type="button" class="lang" onClick={flip}>{tx.language}</button>
       </nav>
     </header>
@@ -31,7 +34,9 @@ function App() {
       : page === "replay" && id ? <Replay roomId={id} />
       : page === "tournament" && id ? <TournamentPage key={id} id={id} />
       : page === "tournaments" ? <Tournaments />
-      : page === "leaders" ? <Leaderboard /> : <Lobby />}
+      : page === "rules" ? <Rules preset={id || "hand"} />
+      : page === "leaders" ? <Leaderboard />
+      : page === "join" && id ? <Lobby key={id} joinCode={id} /> : <Lobby />}
   </>;
 }
 

@@ -18,6 +18,15 @@ export function rememberTournament(roomId: string, tournamentId: string): void {
   localStorage.setItem(`hand.tournament.${roomId}`, tournamentId);
 }
 export function tournamentOf(roomId: string): string | null { return localStorage.getItem(`hand.tournament.${roomId}`); }
+/** The seats this browser holds (at most `max` of them), for the lobby's "your tables". */
+export function savedSeats(max = 12): Seat[] {
+  const out: Seat[] = [];
+  for (let i = 0; i < localStorage.length && out.length < max; i++) {
+    const k = localStorage.key(i);
+    if (k?.startsWith("hand.seat.")) try { out.push(JSON.parse(localStorage.getItem(k) ?? "")); } catch { /* not a seat */ }
+  }
+  return out;
+}
 export function forgetSeat(roomId: string): void { localStorage.removeItem(`hand.seat.${roomId}`); }
 
 /** A seat token the server will never accept again (decision 0011): its seat was left or

@@ -54,7 +54,10 @@ export function QuickChat({ roomId, token, room, mySeat }: { roomId: string; tok
   ];
   return <div class="quick-chat">
     <div class="row">
-      <button type="button" class="chat-toggle" aria-expanded={open} aria-label={tx.chat} onClick={() => setOpen(!open)}>💬</button>
+      <button type="button" class="chat-toggle" aria-expanded={open} aria-label={tx.chat} onClick={() => setOpen(!open)}>
+        {/* a speech bubble drawn here: the emoji needs a font a phone or a headless browser may lack */}
+        <svg viewBox="0 0 24 24" width="22" height="22" aria-hidden="true"><path fill="currentColor"
+          d="M4 4h16a2 2 0 0 1 2 2v9a2 2 0 0 1-2 2h-9l-5 4v-4H4a2 2 0 0 1-2-2V6a2 2 0 0 1 2-2z" /></svg></button>
       {said && <span class="bubble mine" aria-label={tx.chatSays(said.seat === undefined ? name(said.key) : name(senderKey(mySeat, "")))}>
         {phraseText(said.phrase)}</span>}
     </div>

@@ -9,8 +9,10 @@ import { loadSeat } from "../session";
 import { Card } from "./card";
 import { Num } from "./num";
 
-/** How long autoplay shows each step. */
+/** How long autoplay shows each step at 1×; the speeds a viewer can choose (kept in localStorage). */
 const AUTOPLAY_MS = 700;
+export const SPEEDS = [0.5, 1, 2, 4];
+const savedSpeed = () => { const v = Number(localStorage.getItem("hand.replaySpeed")); return SPEEDS.includes(v) ? v : 1; };
 
 /** LedgerService.GetReplay: the position after any archived event, step by step. A finished match opens
  * at its first deal; start / end, one step, one round (to the previous / next deal) and autoplay move
@@ -25,6 +27,8 @@ export function Replay({ roomId }: { roomId: string }) {
   const [data, setData] = useState<GetReplayResponse | undefined>();
   const [events, setEvents] = useState<RoomEvent[]>([]); // every archived event (for the round jumps)
   const [playing, setPlaying] = useState(false);
+  const [speed, setSpeedState] = useState(savedSpeed);
+  const setSpeed = (v: number) => { localStorage.setItem("hand.replaySpeed", String(v)); setSpeedState(v); };
   const [error, setError] = useState("");
   const [tick, setTick] = useState(0);
   useEffect(() => {
@@ -48,9 +52,9 @@ export function Replay({ roomId }: { roomId: string }) {
   useEffect(() => {
     if (!playing || !data) return;
     if (at >= end) { setPlaying(false); return; }
-    const timer = setTimeout(() => setStep(at + 1n), AUTOPLAY_MS);
+    const timer = setTimeout(() => setStep(at + 1n), AUTOPLAY_MS / speed);
     return () => clearTimeout(timer);
-  }, [playing, data]);
+  }, [playing, data, speed]);
   const deals = events.filter((e) => e.event.case === "roundDealt").map((e) => e.seq);
   const prevRound = deals.filter((d) => d < at).pop() ?? 0n;
   const nextRound = deals.find((d) => d > at) ?? end;
@@ -75,6 +79,8 @@ export function Replay({ roomId }: { roomId: string }) {
       <button type="button" disabled={at >= end} onClick={() => go(at + 1n)}>{tx.stepForward}</button>
       <button type="button" disabled={at >= end} onClick={() => go(nextRound)}>{tx.nextRound}</button>
       <button type="button" disabled={at >= end} onClick={() => go(end)}>{tx.toEnd}</button>
+      <label>{tx.speed}<select value={speed} onChange={(e) => setSpeed(Number(e.currentTarget.value))}>
+        {SPEEDS.map((v) => <option value={v}>{num(v)}×</option>)}</select></label>
     </div>
     {data && <section aria-label={tx.scoreSoFar} class="replay-score">
       <h3>{tx.scoreSoFar}</h3>

@@ -1,3 +1,4 @@
+import type { ComponentChildren } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { ledger } from "../api";
 import type { RoomInfo } from "../gen/hand/v1/room_pb";
@@ -11,10 +12,12 @@ import { go } from "./lobby";
 import { tournamentOf } from "../session";
 
 /** After a round: every seat's cards left and score, the standings; at the end, the match result. */
-export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSeq }: {
+export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSeq, children }: {
   roomId: string; roundNo: number; result: RoundResult; room: RoomInfo; over: boolean; onClose: () => void;
   /** The last seq the page saw: the ledger answers once it has recorded the room that far. */
   minSeq?: bigint;
+  /** Shown first: the next round's start (ui/next_round.tsx). */
+  children?: ComponentChildren;
 }) {
   const tx = t();
   const [sheet, setSheet] = useState<Sheet | undefined>();
@@ -39,6 +42,7 @@ export function ScoreSheet({ roomId, roundNo, result, room, over, onClose, minSe
     ? `${name(u)} + ${name((u + 2) % room.seatCount)}` : name(u));
   return <div class="modal" role="dialog" aria-label={tx.scoreSheet}>
     <div class="panel sheet">
+      {children}
       <h2>{tx.scoreSheet} — {tx.round} {num(roundNo)}</h2>
       <table>
         <thead><tr><th>{tx.player}</th><th>{tx.cardsLeft}</th><th>{tx.score}</th><th>{room.options?.partnership ? tx.teamTotal : tx.total}</th></tr></thead>

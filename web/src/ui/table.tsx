@@ -1,26 +1,38 @@
 import { useEffect, useMemo, useRef, useState } from "preact/hooks";
 import { owners, refusal, rooms } from "../api";
-import { JOKERS, sortByRank, sortBySuit } from "../cards";
+import { JOKERS, sortByRank, sortBySuit, standInName } from "../cards";
+import { takeDuty } from "../duty";
+import { play } from "../sound";
 import type { Update } from "../events";
-import { BotLevel, RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
+import { RoomStatus, SeatKind, type RoomInfo } from "../gen/hand/v1/room_pb";
 import type { RoundResult } from "../gen/hand/v1/state_pb";
 import { TurnPhase } from "../gen/hand/v1/state_pb";
 import { TakeReturn } from "../gen/hand/v1/options_pb";
-import { StagingColour, type SeatView, type StagingEvaluation } from "../gen/hand/v1/views_pb";
+import type { SeatView, StagingEvaluation } from "../gen/hand/v1/views_pb";
+import type { Meld } from "../gen/hand/v1/state_pb";
 import { mode, num, t } from "../i18n";
 import { seatName } from "../names";
 import { pauseUntilOnline, unreachable } from "../owner";
 import { follow, loadSeat, newId } from "../session";
 import { evaluate, suggest } from "../staging";
 import { Card, dropTarget } from "./card";
+import { StagingArea } from "./staging_area";
 import { ScoreSheet } from "./sheet";
 import { heard } from "../chat";
 import { Bubble, QuickChat } from "./chat";
 import { TurnTimer } from "./timer";
 import { AwayBanner } from "./away";
+import { Waiting } from "./waiting";
 import { Seating } from "./seating";
+import { NextRound, nextRoundDealt } from "./next_round";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
+
+/** What a joker of a meld on the table stands for (Meld.stand_ins), else undefined. */
+function standIn(m: Meld, card: number): string | undefined {
+  const s = JOKERS.includes(card) ? m.standIns.find((x) => x.joker === card) : undefined;
+  return s && s.rank ? standInName(s.rank, s.suit) : undefined;
+}
 
 export function Table({ roomId, spectate }: { roomId: string; spectate: boolean }) {
   const tx = t();
@@ -36,7 +48,6 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const [evaluation, setEvaluation] = useState<StagingEvaluation | undefined>();
   const [order, setOrder] = useState<"suit" | "rank">("suit");
   const [scored, setScored] = useState<{ roundNo: number; result: RoundResult; room?: RoomInfo } | null>(null);
-  const [level, setLevel] = useState(BotLevel.BEGINNER);
   const [backSeats, setBackSeats] = useState<number[]>([]); // came back after being away
   // after an accepted move, its last seq: the seat waits for its stream to show it before acting again
   const pending = useRef<bigint | null>(null);
@@ -64,7 +75,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     const who = u.seat;
     if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
     if (who !== undefined && u.kind === "seat_away") setBackSeats((b) => b.filter((x) => x !== who));
-    if (u.result) setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room });
+    if (u.result) { setScored({ roundNo: u.roundNo ?? 0, result: u.result, room: u.room }); play("end"); }
     // a finished match keeps its result: after a reload the snapshot brings the last round's result
     else if (u.room?.status === RoomStatus.FINISHED && u.view?.result) {
       const result = u.view.result, roundNo = u.view.roundNo;
@@ -93,6 +104,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
   const mySeat = view?.seat ?? seat?.seat;
   const turn = view?.turn;
   const myTurn = !!turn && turn.seat === mySeat && !view?.result && !spectate && pending.current === null && !inFlight;
+  const turnIsMine = !!turn && turn.seat === mySeat && !view?.result && !spectate;
+  useEffect(() => { if (turnIsMine) play("turn"); }, [turnIsMine, view?.roundNo, view?.turnNo]); // a sound when the turn comes
   const name = (s?: number) => seatName(room, s);
 
   /** One move at the room's owner. A network failure (offline, the server out of reach) is not the
@@ -130,11 +143,6 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     act({ action: { case: "retrieveJoker", value: { meldId, joker, cards } } }).then((ok) => ok && setSelected([]));
   const layMelds = () => act({ action: { case: "layMelds", value: { melds: groups.map((cards) => ({ cards })) } } })
     .then((ok) => ok && setGroups([]));
-  const stage = (cards: number[]) => {
-    if (cards.length === 0) return;
-    setGroups((g) => [...g.map((x) => x.filter((c) => !cards.includes(c))).filter((x) => x.length), cards]);
-    setSelected([]);
-  };
   const doSuggest = async () => {
     if (!view) return;
     try {
@@ -142,46 +150,18 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       if (s) setGroups(s.melds.map((m) => m.cards));
     } catch (e) { setError(refusal(e)); }
   };
-  // ?seed=N deals a fixed match (tournaments, tests: StartMatchRequest.seed); unset = random
-  const seed = new URLSearchParams(location.search).get("seed");
-  const startMatch = () => rooms.startMatch({ roomId, seatToken: token, seed: seed ? BigInt(seed) : undefined })
-    .catch((e) => setError(refusal(e)));
-  const fill = () => rooms.fillWithBots({ roomId, seatToken: token, level }).catch((e) => setError(refusal(e)));
 
   if (!room) return <main class="table"><p role="status">…</p></main>;
 
   if (room.status === RoomStatus.WAITING) {
-    const host = mySeat === room.hostSeat && !spectate;
-    return <main class="waiting panel">
-      {error && <p role="alert" class="error">{error}</p>}
-      <h2>{tx.waiting}</h2>
-      <p>{tx.joinCode}: <strong class="code">{room.joinCode}</strong> · <span class="mode" title={mode(room.preset)[1]}>{mode(room.preset)[0]}</span></p>
-      <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
-      <ul class="seats">{room.seats.map((s) => <li>
-        {tx.seat} {num((s.seat ?? 0) + 1)}: {s.kind === SeatKind.EMPTY ? <em>{tx.empty}</em> : name(s.seat) || tx.bot}
-        {s.kind === SeatKind.BOT && ` (${tx.bot})`}{s.seat === room.hostSeat && ` · ${tx.host}`}{s.seat === mySeat && ` · ${tx.you}`}
-        {s.seat !== mySeat && <Bubble roomId={roomId} seat={s.seat} name={name(s.seat)} />}
-      </li>)}</ul>
-      {host && <div class="row">
-        <label>{tx.level}<select value={level} onChange={(e) => setLevel(Number(e.currentTarget.value))}>
-          <option value={BotLevel.BEGINNER}>{tx.beginner}</option>
-          <option value={BotLevel.MIDDLE}>{tx.middle}</option>
-          <option value={BotLevel.STRONG}>{tx.strong}</option>
-          <option value={BotLevel.EXPERT}>{tx.expert}</option>
-        </select></label>
-        <button type="button" onClick={fill}>{tx.fillBots}</button>
-        <button type="button" class="primary" onClick={startMatch}>{tx.start}</button>
-      </div>}
-      {/* who came and went while the room waits (role "log": lines, not a second list beside the seats) */}
-      <div class="log" role="log" aria-label="log">{log.slice(-8).map((l) => <div>{l()}</div>)}</div>
-    </main>;
+    return <Waiting roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} log={log} name={name} />;
   }
 
   const canReturn = myTurn && turn?.taken !== undefined && !turn.takeFinal && view?.options?.takeReturn !== TakeReturn.NEVER;
   const drawStep = myTurn && turn?.phase === TurnPhase.DRAW && !turn.openingDiscard;
   const playStep = myTurn && !drawStep;
-  const verdict = (i: number) => evaluation?.verdicts[i]?.colour ?? StagingColour.NEUTRAL;
-  const colourName = (c: StagingColour) => (c === StagingColour.GREEN ? "green" : c === StagingColour.RED ? "red" : "neutral");
+  const duty = myTurn || inFlight ? takeDuty(view) : "";
+  const markOf = (c: number) => (c === turn?.taken ? tx.takenMark : c === turn?.drawn ? tx.drawnMark : undefined);
   const top = optimistic?.discard ?? (view?.pile.length ? view.pile[view.pile.length - 1] : null);
   const onMeldClick = (meldId: number, card: number) => {
     if (!selected.length) return;
@@ -203,13 +183,13 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         {view?.result ? "" : turn ? (myTurn || (inFlight && turn.seat === mySeat) ? tx.yourTurn : tx.turnOf(name(turn.seat))) : ""}
         {turn && !view?.result && <TurnTimer deadline={room.turnDeadline} mine={!spectate && turn.seat === mySeat} />}
       </p>
-      <span class="round">{tx.round} {num(room.roundNo)}</span>
+      <span class="round">{tx.round} {num(room.roundNo)} · <a href={`#/rules/${room.preset || "hand"}`}>{tx.rules}</a></span>
     </div>
     {(retrying || !online) && <p class="reconnecting" role="status">{tx.reconnecting}</p>}
     {!spectate && mySeat !== undefined && room.seats[mySeat]?.away && room.status === RoomStatus.PLAYING
       && <AwayBanner roomId={roomId} token={token} />}
     <QuickChat roomId={roomId} token={token} room={room} mySeat={spectate ? undefined : mySeat} />
-    {error && <p role="alert" class="error">{error}</p>}
+    {error && <p role="alert" class="error">{error}{duty && ` ${duty}`}</p>}
     <Seating room={room} mySeat={spectate ? undefined : mySeat} turnSeat={view?.result ? undefined : turn?.seat} name={name} />
     <section class="opponents" aria-label="seats">
       {view?.seats.map((s) => s.seat === mySeat ? null : <div class={`opponent${turn?.seat === s.seat ? " turn" : ""}`} aria-label={name(s.seat)}>
@@ -226,7 +206,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       </div>
       <div class="pile" {...dropTarget((kind, id) => kind === "hand" && playStep && discard(id))}>
         <h3>{tx.pile} ({num(view?.pile.length ?? 0)})</h3>
-        {top !== null ? <Card id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
+        {top !== null ? <Card key={top} id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
       </div>
     </section>
     <section class="melds" aria-label={tx.table}>
@@ -234,30 +214,19 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       {view?.melds.map((m) => <div class="meld" aria-label={`${tx.table} ${m.id} ${tx.meldBy(name(m.owner))}`}
         {...dropTarget((kind, id) => kind === "hand" && layOff(m.id, selected.includes(id) ? selected : [id]))}>
         <span class="owner">{tx.meldBy(name(m.owner))}</span>
-        {m.cards.map((c) => <Card id={c} small onClick={myTurn ? () => onMeldClick(m.id, c) : undefined} />)}
+        {m.cards.map((c) => <Card id={c} small onClick={myTurn ? () => onMeldClick(m.id, c) : undefined}
+          standsFor={standIn(m, c)} />)}
       </div>)}
     </section>
     {view && mySeat !== undefined && !spectate && <>
-      <section class="staging" aria-label={tx.staging} {...dropTarget((kind, id) => kind === "hand" && stage([id]))}>
-        <h3>{tx.staging}
-          {evaluation?.showCounter && <span class="counter"> <bdi dir="ltr">{num(evaluation.total)} / {num(evaluation.threshold)}</bdi>
-            {evaluation.missing > 0 && ` — ${tx.more(evaluation.missing)}`}</span>}
-        </h3>
-        <div class="groups">{groups.map((g, i) => <div class={`group ${colourName(verdict(i))}`} aria-label={`${tx.staging} ${colourName(verdict(i))}`}>
-          {g.map((c) => <Card id={c} small onClick={() => setGroups((all) => all.map((x, j) => (j === i ? x.filter((y) => y !== c) : x)).filter((x) => x.length))} />)}
-        </div>)}</div>
-        <div class="row">
-          <button type="button" onClick={() => stage(selected)} disabled={!selected.length}>{tx.stage}</button>
-          <button type="button" onClick={doSuggest}>{tx.suggest}</button>
-          <button type="button" onClick={layMelds} disabled={!groups.length}>{tx.layMelds}</button>
-          <button type="button" onClick={() => setGroups([])} disabled={!groups.length}>{tx.clearStaging}</button>
-        </div>
-      </section>
+      <StagingArea view={view} groups={groups} setGroups={setGroups} selected={selected} setSelected={setSelected}
+        evaluation={evaluation} playStep={playStep} onLay={layMelds} onSuggest={doSuggest} />
       {/* the dock: the hand and every move of a turn; on a phone it stays at the bottom of the screen */}
       <section class="hand dock" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null || inFlight} data-held={view.hand.length}>
         <h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
+        {duty && <p class="duty">{duty}</p>}
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
-          onClick={() => toggle(c)} drag={`hand:${c}`} />)}
+          onClick={() => toggle(c)} drag={`hand:${c}`} mark={markOf(c)} />)}
           {optimistic?.draw && <Card id={null} label={tx.draw} />}</div>
         <div class="row actions">
           <button type="button" onClick={draw} disabled={!drawStep}>{tx.draw}</button>
@@ -274,6 +243,9 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
     {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
       minSeq={seen.current >= 0n ? seen.current : undefined}
-      over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)} />}
+      over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)}>
+      {nextRoundDealt(room, scored.roundNo, view) && <NextRound room={room} view={view} mySeat={spectate ? undefined : mySeat}
+        name={name} onBack={() => setScored(null)} />}
+    </ScoreSheet>}
   </main>;
 }

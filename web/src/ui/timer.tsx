@@ -2,6 +2,7 @@ import { useEffect, useState } from "preact/hooks";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { msUntil } from "../clock";
 import { t } from "../i18n";
+import { play } from "../sound";
 import { Num } from "./num";
 
 /** Seconds left at which the countdown turns urgent (and, on the player's own turn, warns). */
@@ -15,6 +16,8 @@ export function TurnTimer({ deadline, mine }: { deadline?: Timestamp; mine: bool
   const [, tick] = useState(0);
   useEffect(() => { const id = setInterval(() => tick((n) => n + 1), 250); return () => clearInterval(id); }, []);
   const ms = msUntil(deadline);
+  const warn = mine && ms !== undefined && ms > 0 && Math.ceil(ms / 1000) <= WARN_S;
+  useEffect(() => { if (warn) play("warn"); }, [warn]); // a sound as the last seconds begin
   if (ms === undefined) return null;
   const left = Math.max(0, Math.ceil(ms / 1000));
   const urgent = left <= WARN_S;
