@@ -3,8 +3,9 @@
 Issue 25's cost goal: CPU per action with metrics on and traces off ≤ 1.05× with both off;
 with traces exported, the ratio reported. Three configurations of the room service, each
 phase a fresh stack (Tansu, rules, room: nothing carried from one phase to the next),
-interleaved in rounds — A B C, A B C, … — so that the machine's drift (other users' jobs on
-these shared CPUs) lands on every configuration alike:
+interleaved in rounds — A B C, B C A, C A B, A B C … (each round rotated by one, so no
+configuration always runs first after a stack's teardown) — so that the machine's drift
+(other users' jobs on these shared CPUs) lands on every configuration alike:
 
 - **A, off**: ``HAND_METRICS_ENABLED=off``, no ``HAND_OTLP_ENDPOINT``;
 - **B, metrics**: metrics on (the default), its ``/metrics`` endpoint served (scraped once
@@ -131,13 +132,14 @@ def _summary(values: list[float]) -> dict[str, Any]:
 
 
 async def observability_cost(make_run: Callable[..., Any], cfg: Any) -> dict[str, Any]:
-    """Every round: A (off), B (metrics), C (metrics + traces), each a fresh stack."""
+    """Every round: A (off), B (metrics), C (metrics + traces), each a fresh stack; round r starts
+    with configuration r mod 3."""
     started = time.perf_counter()
     sink = OtlpSink()
     phases: list[dict[str, Any]] = []
     try:
         for r in range(cfg.cost_rounds):
-            for config, what in CONFIGS:
+            for config, what in CONFIGS[r % 3:] + CONFIGS[:r % 3]:
                 progress(f"round {r + 1}/{cfg.cost_rounds}: {what}: {cfg.cost_rooms} rooms, "
                          f"{cfg.warmup_s:g} s warm-up, {cfg.window_s:g} s measured")
                 res = await phase(make_run, cfg, config, sink)
@@ -148,7 +150,7 @@ async def observability_cost(make_run: Callable[..., Any], cfg: Any) -> dict[str
                          + (f", {res['spans_exported']} spans exported" if config == "traces" else ""))
     finally:
         sink.stop()
-    by = {c: [p for p in phases if p["config"] == c] for c, _ in CONFIGS}
+    by = {c: sorted((p for p in phases if p["config"] == c), key=lambda p: p["round"]) for c, _ in CONFIGS}
     per_action = {c: [p["cpu_ms_per_action"]["room"] for p in ps] for c, ps in by.items()}
     ratios = {}
     for c in ("metrics", "traces"):
@@ -169,7 +171,7 @@ def markdown(res: dict[str, Any], cpus: int | None, load: list[float]) -> str:
     c = res["config"]
     lines = [
         f"Metrics and traces, what they cost the room service (issue 25), one run: {c['rounds']} rounds of "
-        f"three configurations, A B C A B C …, each phase a fresh stack (Tansu, rules, room); "
+        f"three configurations, interleaved (A B C, B C A, C A B, …), each phase a fresh stack (Tansu, rules, room); "
         f"{c['rooms']:,} rooms at human pace ({c['rooms'] / c['pace_s']:.0f} act/s target), "
         f"{c['warmup_s']:g} s warm-up, {c['window_s']:g} s measured per phase; room CPU = every thread of "
         f"the room process (`/proc/<pid>/stat`) ÷ actions in the window. A: `HAND_METRICS_ENABLED=off`, "

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -125,19 +126,72 @@ def enabled() -> bool:
     return _ENABLED
 
 
+class _CachedLabels:
+    """``labels(*values)`` in one dict look-up once a label set has been seen: prometheus-client
+    builds a tuple of ``str()`` of every value and takes the metric's lock on every call, and the
+    hot paths call ``labels`` per command, per record produced (``COMMANDS``, ``ACT_TO_COMMIT``,
+    ``PRODUCE_SECONDS`` …). The cache is emptied by ``remove`` and ``clear``; keyword labels take
+    the library's path."""
+
+    _hand_children: dict[tuple[Any, ...], Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._hand_children = {}
+
+    def labels(self, *values: Any, **kwargs: Any) -> Any:
+        if kwargs:
+            return super().labels(*values, **kwargs)  # type: ignore[misc]
+        child = self._hand_children.get(values)
+        if child is None:
+            child = self._hand_children[values] = super().labels(*values)  # type: ignore[misc]
+        return child
+
+    def remove(self, *values: Any) -> None:
+        self._hand_children = {}
+        super().remove(*values)  # type: ignore[misc]
+
+    def remove_by_labels(self, labels: dict[str, str]) -> None:
+        self._hand_children = {}
+        super().remove_by_labels(labels)  # type: ignore[misc]
+
+    def clear(self) -> None:
+        self._hand_children = {}
+        super().clear()  # type: ignore[misc]
+
+
+class _Counter(_CachedLabels, prometheus_client.Counter):
+    pass
+
+
+class _Gauge(_CachedLabels, prometheus_client.Gauge):
+    pass
+
+
+class _Histogram(_CachedLabels, prometheus_client.Histogram):
+    def observe(self, amount: float, exemplar: dict[str, str] | None = None) -> None:
+        """The library's ``observe`` with its bucket found by bisection, not a walk over the bounds."""
+        if exemplar or amount != amount:  # an exemplar, or NaN (counted in no bucket): the library's way
+            super().observe(amount, exemplar)
+            return
+        self._raise_if_not_observable()
+        self._sum.inc(amount)
+        self._buckets[bisect_left(self._upper_bounds, amount)].inc(1)
+
+
 def counter(name: str, documentation: str, labelnames: Sequence[str] = (), **kwargs: Any) -> Any:
     """A ``prometheus_client.Counter`` in the default registry, or ``NULL_METRIC`` while metrics are off."""
-    return prometheus_client.Counter(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
+    return _Counter(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
 
 
 def gauge(name: str, documentation: str, labelnames: Sequence[str] = (), **kwargs: Any) -> Any:
     """A ``prometheus_client.Gauge`` in the default registry, or ``NULL_METRIC`` while metrics are off."""
-    return prometheus_client.Gauge(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
+    return _Gauge(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
 
 
 def histogram(name: str, documentation: str, labelnames: Sequence[str] = (), **kwargs: Any) -> Any:
     """A ``prometheus_client.Histogram`` in the default registry, or ``NULL_METRIC`` while metrics are off."""
-    return prometheus_client.Histogram(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
+    return _Histogram(name, documentation, labelnames, **kwargs) if _ENABLED else NULL_METRIC
 
 
 def port_or_off(env: EnvReader, var: EnvVar[int | None]) -> int | None:

@@ -81,7 +81,7 @@ async def test_observability_cost_mode_runs_each_configuration_in_rounds_and_rep
                        cost_rooms=3, cost_rounds=1)
     res = await cost.observability_cost(bench.Run, cfg)
     json.dumps(res)
-    assert [p["config"] for p in res["phases"]] == ["off", "metrics", "traces"]
+    assert [p["config"] for p in res["phases"]] == ["off", "metrics", "traces"]  # round 1 starts with A
     off, metrics, traces = res["phases"]
     assert off["metrics_url"] is None  # no endpoint while metrics are off
     assert metrics["scraped"]["hand_room_commands_total"] > 0 and traces["scraped"]["hand_rpc_server_requests_total"] > 0
