@@ -26,6 +26,13 @@ without it, the room service runs under a cProfile hook (SIGUSR1/SIGUSR2).
     .venv/bin/python bench/bench_rooms.py [--quick] [--levels 10 100 500 2000]
         [--window 20] [--warmup 5] [--flat-rooms 20] [--flat 20] [--profile-level 500]
         [--json PATH]
+    .venv/bin/python bench/bench_rooms.py --observability-cost [--cost-rooms 300] [--rounds 4]
+        [--window 20] [--warmup 5]
+
+``--observability-cost``: what metrics and traces cost the room service (issue 25), in one
+run: rounds of three fresh stacks — both off, metrics on, metrics on + traces exported to an
+OTLP/HTTP sink — interleaved A B C A B C …, room CPU per action at a fixed human-pace load,
+ratios to the both-off phase of the same round (``roomload/cost.py``; rooms-cost.json).
 
 Markdown on stdout, progress on stderr, results also in bench/results/rooms.json
 (``--quick``: 10 and 100 rooms, 8 s windows, no profile; rooms-quick.json).
@@ -84,6 +91,8 @@ class Config:
     log_level: str = "info"
     rules_in_process: bool = True  # the default owner: the engine in-process (--rules-over-grpc: the rules service)
     quick: bool = False
+    cost_rooms: int = 300  # --observability-cost: rooms per phase (human pace: 150 act/s)
+    cost_rounds: int = 4  # --observability-cost: rounds of A B C
 
     @classmethod
     def quick_config(cls) -> Config:
@@ -93,9 +102,9 @@ class Config:
 
 # ----------------------------------------------------------------- the run
 class Run:
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, room_env: dict[str, str] | None = None) -> None:
         self.cfg = cfg
-        self.stack = Stack(cfg)
+        self.stack = Stack(cfg, room_env)
         self.channels: list[grpc.aio.Channel] = []
         self.stubs: list[pb_grpc.RoomServiceStub] = []
         self.rooms: list[BenchRoom] = []
@@ -478,6 +487,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     p.add_argument("--create-concurrency", type=int, help="room-creating clients at a time")
     p.add_argument("--log-level", choices=["debug", "info", "warning", "error"])
     p.add_argument("--json", type=Path, help="results file (default bench/results/rooms[-quick].json)")
+    p.add_argument("--observability-cost", action="store_true",
+                   help="metrics and traces on/off, interleaved rounds of fresh stacks (issue 25's cost)")
+    p.add_argument("--cost-rooms", type=int, help="rooms per phase of --observability-cost (default 300)")
+    p.add_argument("--rounds", type=int, help="rounds of --observability-cost (default 4)")
     a = p.parse_args(argv)
     cfg = Config.quick_config() if a.quick else Config()
     for arg, attr in (("levels", "levels"), ("window", "window_s"), ("warmup", "warmup_s"),
@@ -488,6 +501,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     cfg.rules_in_process = not a.rules_over_grpc
     if a.profile_level is not None:
         cfg.profile_level = a.profile_level or None
+    if a.observability_cost:
+        return _cost_main(cfg, a)
     _quiet_logs()
     signal.signal(signal.SIGTERM, signal.default_int_handler)  # SIGTERM stops like Ctrl-C: processes cleaned up
     try:
@@ -499,6 +514,30 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(res, indent=1) + "\n")
     print(markdown(res))
+    progress(f"results in {path} ({res['elapsed_s']:.0f} s)")
+    return res
+
+
+def _cost_main(cfg: Config, a: argparse.Namespace) -> dict[str, Any]:
+    from roomload import cost
+
+    cfg.profile_level = None  # no profiler in these phases (it would be measured)
+    if a.window is None:
+        cfg.window_s = 20.0
+    cfg.cost_rooms = a.cost_rooms or cfg.cost_rooms
+    cfg.cost_rounds = a.rounds or cfg.cost_rounds
+    _quiet_logs()
+    signal.signal(signal.SIGTERM, signal.default_int_handler)
+    try:
+        res = asyncio.run(cost.observability_cost(Run, cfg))
+    except KeyboardInterrupt:
+        progress("interrupted; every process stopped")
+        raise SystemExit(130) from None
+    res["cpus"], res["loadavg_at_end"] = os.cpu_count(), list(os.getloadavg())
+    path = a.json or ROOT / "bench" / "results" / "rooms-cost.json"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(res, indent=1) + "\n")
+    print(cost.markdown(res, res["cpus"], res["loadavg_at_end"]))
     progress(f"results in {path} ({res['elapsed_s']:.0f} s)")
     return res
 

@@ -47,8 +47,9 @@ def py_spy() -> str | None:
 class Stack:
     """Tansu + rules service + room service, each its own process."""
 
-    def __init__(self, cfg: Config) -> None:
+    def __init__(self, cfg: Config, room_env: dict[str, str] | None = None) -> None:
         self.cfg = cfg
+        self.room_env = dict(room_env or {})  # more variables for the room service (--observability-cost)
         self.tmp = tempfile.TemporaryDirectory(prefix="bench-rooms-")
         self.dir = Path(self.tmp.name)
         self.broker = Tansu()
@@ -80,7 +81,7 @@ class Stack:
                     "HAND_KAFKA_PARTITIONS": str(PARTITIONS),
                     "HAND_EVENTSTORE_URL": f"sqlite:///{self.dir / 'events.db'}",
                     "HAND_ROOM_GROUP": f"bench-{uuid.uuid4().hex[:8]}",
-                    "BENCH_PROFILE_OUT": str(self.dir / "room.pstats")}
+                    "BENCH_PROFILE_OUT": str(self.dir / "room.pstats"), **self.room_env}
         argv = [sys.executable, "-c", ROOM_WITH_CPROFILE] if self.cprofile else [sys.executable, "-m", "hand_room"]
         self.room = Service("room", argv, room_env, self.dir, r"room service listening on (\S+)")
         await self.room.ready()

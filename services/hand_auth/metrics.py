@@ -8,10 +8,10 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter
+from hand_common.metrics import counter
 
 __all__ = ["REFRESHES", "REFUSALS", "SIGN_INS"]
 
-SIGN_INS = Counter("hand_auth_sign_ins", "Guest sign-ins, by new or returning account", ["account"])
-REFRESHES = Counter("hand_auth_refreshes", "Sessions refreshed with a refresh token")
-REFUSALS = Counter("hand_auth_refusals", "Auth calls refused, by reason (ErrorCode)", ["reason"])
+SIGN_INS = counter("hand_auth_sign_ins", "Guest sign-ins, by new or returning account", ["account"])
+REFRESHES = counter("hand_auth_refreshes", "Sessions refreshed with a refresh token")
+REFUSALS = counter("hand_auth_refusals", "Auth calls refused, by reason (ErrorCode)", ["reason"])

@@ -10,12 +10,12 @@
 
 from __future__ import annotations
 
-from prometheus_client import Counter, Gauge, Histogram
+from hand_common.metrics import counter, gauge, histogram
 
 __all__ = ["DECISIONS", "DECISION_SECONDS", "REQUESTS_WAITING"]
 
-DECISION_SECONDS = Histogram("hand_bot_decision_seconds", "Time a bot takes to choose its turn's moves",
+DECISION_SECONDS = histogram("hand_bot_decision_seconds", "Time a bot takes to choose its turn's moves",
                              ["level"], buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0,
                                                  2.5, 5.0, 10.0))
-REQUESTS_WAITING = Gauge("hand_bot_requests_waiting", "Bot requests fetched and not yet answered")
-DECISIONS = Counter("hand_bot_decisions", "Bot turns answered or given up", ["level", "outcome"])
+REQUESTS_WAITING = gauge("hand_bot_requests_waiting", "Bot requests fetched and not yet answered")
+DECISIONS = counter("hand_bot_decisions", "Bot turns answered or given up", ["level", "outcome"])

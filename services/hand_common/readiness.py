@@ -26,12 +26,13 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import structlog
 from grpc_health.v1 import health, health_pb2
-from prometheus_client import Gauge
+
+from .metrics import gauge
 
 Check = Callable[[], "bool | Awaitable[bool]"]
 SERVING = health_pb2.HealthCheckResponse.SERVING
 NOT_SERVING = health_pb2.HealthCheckResponse.NOT_SERVING
-READY = Gauge("hand_ready", "1 while the readiness check holds (check=all: the service is ready)", ["service", "check"])
+READY = gauge("hand_ready", "1 while the readiness check holds (check=all: the service is ready)", ["service", "check"])
 log = structlog.get_logger("hand_common.readiness")
 
 

@@ -25,22 +25,21 @@ from typing import Any
 import grpc
 from google.rpc import status_pb2
 from opentelemetry.trace import SpanKind
-from prometheus_client import Counter, Gauge, Histogram
 
 from hand.v1 import errors_pb2
 
 from .door import exempt
-from .metrics import FAST_BUCKETS
+from .metrics import FAST_BUCKETS, counter, gauge, histogram
 from .tracing import extract, start_span
 
 __all__ = ["REQUESTS", "DURATION", "STREAMS_OPEN", "MetricsInterceptor", "transport_of"]
 
-REQUESTS = Counter("hand_rpc_server_requests", "RPCs answered, by outcome",
+REQUESTS = counter("hand_rpc_server_requests", "RPCs answered, by outcome",
                    ["service", "method", "transport", "code", "error_code"])
-DURATION = Histogram("hand_rpc_server_duration_seconds",
+DURATION = histogram("hand_rpc_server_duration_seconds",
                      "Time from a unary RPC's arrival to its answer (or refusal)",
                      ["service", "method", "transport", "code"], buckets=FAST_BUCKETS)
-STREAMS_OPEN = Gauge("hand_rpc_server_streams_open", "Server streams (Watch) open now",
+STREAMS_OPEN = gauge("hand_rpc_server_streams_open", "Server streams (Watch) open now",
                      ["service", "method", "transport"])
 DETAILS_KEY = "grpc-status-details-bin"
 _RULE_ERROR = errors_pb2.RuleError.DESCRIPTOR.full_name

@@ -17,9 +17,7 @@ import asyncio
 import time
 from typing import Any
 
-from prometheus_client import Counter, Gauge, Histogram
-
-from hand_common.metrics import FAST_BUCKETS
+from hand_common.metrics import FAST_BUCKETS, counter, enabled, gauge, histogram
 
 __all__ = [
     "BROKER_RECOVERIES", "BROKER_UP", "CONSUMER_LAG", "OUTBOX_BACKLOG", "OUTBOX_PUBLISHED",
@@ -27,30 +25,39 @@ __all__ = [
     "LagProbe", "count_rebalance", "produced",
 ]
 
-CONSUMER_LAG = Gauge("hand_kafka_consumer_lag_records",
+CONSUMER_LAG = gauge("hand_kafka_consumer_lag_records",
                      "Records between a consumer's position and the partition's high watermark",
                      ["group", "topic", "partition"])
-PARTITIONS_ASSIGNED = Gauge("hand_kafka_consumer_partitions_assigned",
+PARTITIONS_ASSIGNED = gauge("hand_kafka_consumer_partitions_assigned",
                             "Partitions this instance's consumer holds", ["group", "topic"])
-REBALANCES = Counter("hand_kafka_consumer_rebalances", "Partition assignments and revocations seen",
+REBALANCES = counter("hand_kafka_consumer_rebalances", "Partition assignments and revocations seen",
                      ["group", "kind"])
-BROKER_UP = Gauge("hand_kafka_broker_up", "1 while the broker answers this instance's probes, else 0")
-BROKER_RECOVERIES = Counter("hand_kafka_broker_recoveries",
+BROKER_UP = gauge("hand_kafka_broker_up", "1 while the broker answers this instance's probes, else 0")
+BROKER_RECOVERIES = counter("hand_kafka_broker_recoveries",
                             "Times the broker came back (or lost its topics) and consumers were rebuilt")
-PRODUCE_SECONDS = Histogram("hand_kafka_produce_seconds", "From a send to the broker's ack (acks=all)",
+PRODUCE_SECONDS = histogram("hand_kafka_produce_seconds", "From a send to the broker's ack (acks=all)",
                             ["topic"], buckets=FAST_BUCKETS)
-PRODUCE_FAILURES = Counter("hand_kafka_produce_failures", "Sends that failed or were not acked",
+PRODUCE_FAILURES = counter("hand_kafka_produce_failures", "Sends that failed or were not acked",
                            ["topic"])
-OUTBOX_BACKLOG = Gauge("hand_outbox_backlog_events",
+OUTBOX_BACKLOG = gauge("hand_outbox_backlog_events",
                        "Events the relay found waiting in the outbox at its last pass (at most its batch)")
-OUTBOX_RELAY_LAG = Histogram("hand_outbox_relay_lag_seconds",
+OUTBOX_RELAY_LAG = histogram("hand_outbox_relay_lag_seconds",
                              "From the relay's first read of an event to the broker's ack of it",
                              buckets=FAST_BUCKETS)
-OUTBOX_PUBLISHED = Counter("hand_outbox_published_events", "Outbox events acked by the broker")
+OUTBOX_PUBLISHED = counter("hand_outbox_published_events", "Outbox events acked by the broker")
+_ON = enabled()
+
+
+def _ignore(_future: asyncio.Future) -> None:
+    pass
 
 
 def produced(topic: str, started: float) -> Any:
-    """A done callback for a send's future: its ack time, or a failure."""
+    """A done callback for a send's future: its ack time, or a failure (one shared no-op
+    while metrics are off: no closure per send)."""
+    if not _ON:
+        return _ignore
+
     def done(future: asyncio.Future) -> None:
         if future.cancelled() or future.exception() is not None:
             PRODUCE_FAILURES.labels(topic).inc()

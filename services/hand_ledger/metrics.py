@@ -17,28 +17,27 @@ from __future__ import annotations
 from collections import OrderedDict
 from collections.abc import Iterable
 
-from prometheus_client import Counter, Gauge, Histogram
 
-from hand_common.metrics import SLOW_BUCKETS
+from hand_common.metrics import SLOW_BUCKETS, counter, gauge, histogram
 from hand_table import MatchEnded, MatchStarted, MoveMade, RoomCreated, RoundScored
 from hand_wire import Delivered
 
 __all__ = ["GameTally", "REPAIRED", "DISCOVERED", "ROOMS_WAITING", "RATING_UPDATES"]
 
-MATCHES_STARTED = Counter("hand_game_matches_started", "Matches started", ["preset"])
-MATCHES_FINISHED = Counter("hand_game_matches_finished", "Matches finished (match_ended)", ["preset"])
-ROUNDS = Counter("hand_game_rounds", "Rounds scored, by finish (normal, hand, exhausted, void)",
+MATCHES_STARTED = counter("hand_game_matches_started", "Matches started", ["preset"])
+MATCHES_FINISHED = counter("hand_game_matches_finished", "Matches finished (match_ended)", ["preset"])
+ROUNDS = counter("hand_game_rounds", "Rounds scored, by finish (normal, hand, exhausted, void)",
                  ["preset", "finish"])
-HAND_FINISHES = Counter("hand_game_hand_finishes", "Rounds won by a Hand finish (all cards in one go)",
+HAND_FINISHES = counter("hand_game_hand_finishes", "Rounds won by a Hand finish (all cards in one go)",
                         ["preset"])
-MOVES = Counter("hand_game_moves", "Moves archived, by origin (player, bot, timer …)", ["origin"])
-MATCH_SECONDS = Histogram("hand_game_match_duration_seconds", "From match_started to match_ended",
+MOVES = counter("hand_game_moves", "Moves archived, by origin (player, bot, timer …)", ["origin"])
+MATCH_SECONDS = histogram("hand_game_match_duration_seconds", "From match_started to match_ended",
                           ["preset"], buckets=SLOW_BUCKETS)
-EVENTS_ARCHIVED = Counter("hand_ledger_events_archived", "Room events archived (each once)")
-REPAIRED = Counter("hand_ledger_repaired_events", "Events the ledger read from the event store (gap repair)")
-DISCOVERED = Counter("hand_ledger_discovered_rooms", "Rooms found in the event store's outbox, not archived")
-ROOMS_WAITING = Gauge("hand_ledger_rooms_waiting", "Rooms whose next event is missing (later ones held behind a gap)")
-RATING_UPDATES = Counter("hand_ledger_rating_updates", "Finished matches whose players' ratings were updated")
+EVENTS_ARCHIVED = counter("hand_ledger_events_archived", "Room events archived (each once)")
+REPAIRED = counter("hand_ledger_repaired_events", "Events the ledger read from the event store (gap repair)")
+DISCOVERED = counter("hand_ledger_discovered_rooms", "Rooms found in the event store's outbox, not archived")
+ROOMS_WAITING = gauge("hand_ledger_rooms_waiting", "Rooms whose next event is missing (later ones held behind a gap)")
+RATING_UPDATES = counter("hand_ledger_rating_updates", "Finished matches whose players' ratings were updated")
 
 
 class GameTally:

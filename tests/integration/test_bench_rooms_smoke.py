@@ -68,3 +68,26 @@ async def test_bench_core_runs_two_rooms_and_reports_every_figure() -> None:
     assert set(pids) == {"room", "rules", "tansu", "bench"}
     assert not [name for name, pid in pids.items() if name != "bench" and _alive(pid)]
     assert pids["bench"] == os.getpid()
+
+
+@pytest.mark.timeout(240)
+async def test_observability_cost_mode_runs_each_configuration_in_rounds_and_reports_ratios() -> None:
+    """``--observability-cost``: A (metrics and traces off), B (metrics on), C (metrics on, traces
+    exported to the bench's OTLP/HTTP sink), interleaved; each configuration really took effect."""
+    bench = _load()
+    from roomload import cost
+
+    cfg = bench.Config(warmup_s=0.5, window_s=2.0, create_concurrency=2, channels=2, profile_level=None,
+                       cost_rooms=3, cost_rounds=1)
+    res = await cost.observability_cost(bench.Run, cfg)
+    json.dumps(res)
+    assert [p["config"] for p in res["phases"]] == ["off", "metrics", "traces"]  # round 1 starts with A
+    off, metrics, traces = res["phases"]
+    assert off["metrics_url"] is None  # no endpoint while metrics are off
+    assert metrics["scraped"]["hand_room_commands_total"] > 0 and traces["scraped"]["hand_rpc_server_requests_total"] > 0
+    assert off["spans_exported"] == metrics["spans_exported"] == 0 < traces["spans_exported"]
+    for p in res["phases"]:
+        assert p["actions"] > 0 and p["errors"] == {}
+    assert set(res["ratios_to_off"]) == {"metrics", "traces"}
+    assert res["ratios_to_off"]["metrics"]["n"] == 1
+    assert "B: metrics on, traces off" in cost.markdown(res, 2, [0.0, 0.0, 0.0])
