@@ -706,7 +706,7 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.ok(seen.size > 0 && [...seen].every(cards.isCard), 'hand card ids are 1..106');
   });
 
-  it('verifies a provably fair deal itself, from the revealed seeds (decision 0022)', { timeout: MATCH_TIMEOUT_MS }, async () => {
+  it('verifies a provably fair deal itself, from the revealed seeds (decisions 0022, 0034)', { timeout: MATCH_TIMEOUT_MS }, async () => {
     const deal = require('./lib/deal');
     const created = await S.room.CreateRoom({
       rules: { preset: 'hand', overrides: { rounds: 1 } }, rounds: 1, seat_count: 2, turn_seconds: 30,
@@ -729,18 +729,26 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.ok(replay && replay.complete, 'the fair match finished and reached the ledger');
     const seats = replay.events.filter((e) => e.event === 'seat_taken').map((e) => e.seat_taken);
     assert.equal(seats.find((s) => s.seat === 0).seat_seed, 'conformance-seed', 'the host seat seed is recorded');
+    // version 2: room_created (seq 0, before any seat_taken) committed to the match secret that
+    // match_ended reveals; every round's server seed and the bot's seat seed derive from it
+    assert.equal(replay.events[0].event, 'room_created');
+    const ended = replay.events.find((e) => e.event === 'match_ended').match_ended;
+    const secret = ended.match_secret;
+    assert.deepEqual(Buffer.from(deal.commitment(secret)), Buffer.from(replay.events[0].room_created.deal_commitment),
+      'SHA-256(revealed match secret) = room_created.deal_commitment');
+    assert.equal(seats.find((s) => s.seat === 1).seat_seed, deal.drawnSeatSeed(secret, 1), "the bot's seed is the secret's");
     let round = null;
     let rounds = 0;
     for (const ev of replay.events) {
       if (ev.event === 'round_dealt') {
         const dealt = ev.round_dealt;
         const started = dealt.events.find((e) => e.event === 'round_started').round_started;
-        assert.equal(started.deal_version, 1, 'round_started.deal_version');
+        assert.equal(started.deal_version, 2, 'round_started.deal_version');
         assert.deepEqual(started.seat_seeds.slice(0, 1), ['conformance-seed']);
         round = { dealt, started };
       } else if (ev.event === 'move_made' && round) {
         for (const e of ev.move_made.events) if (e.event === 'stock_rebuilt') {
-          const key = deal.dealKey(round.dealt.server_seed, round.started.seat_seeds, round.dealt.round_no, 2);
+          const key = deal.dealKey(round.dealt.server_seed, round.started.seat_seeds, round.dealt.round_no, 2, 2);
           const r = e.stock_rebuilt;
           assert.deepEqual(deal.rebuild(key, r.order, r.rebuild_no), [...r.order], `rebuild ${r.rebuild_no} recomputed`);
         }
@@ -749,7 +757,8 @@ describe('conformance: a bot-filled match through the public contract', { skip }
         assert.deepEqual(Buffer.from(deal.commitment(seed)), Buffer.from(round.started.commitment),
           'SHA-256(revealed server seed) = the commitment');
         assert.deepEqual(Buffer.from(seed), Buffer.from(round.dealt.server_seed));
-        const key = deal.dealKey(seed, round.started.seat_seeds, round.dealt.round_no, 2);
+        assert.deepEqual(Buffer.from(seed), deal.roundSeed(secret, round.dealt.round_no), 'the round seed is the secret\'s');
+        const key = deal.dealKey(seed, round.started.seat_seeds, round.dealt.round_no, 2, 2);
         assert.deepEqual(deal.deck(key), [...round.dealt.deck], 'the deck recomputed from the revealed seeds');
         if (round.dealt.round_no === 1) assert.equal(deal.dealer(key, 2), round.dealt.dealer, 'round 1 dealer');
         rounds++;

@@ -36,6 +36,19 @@ test('hand-deal/1 from decision 0022 alone gives the known-answer vector', () =>
   assert.equal(new Set(deal.deck(key)).size, 106);
 });
 
+test('hand-deal/2 from decision 0034 alone gives the known-answer vector', () => {
+  const deal = require('./lib/deal');
+  const secret = Buffer.from([...Array(32).keys()]);
+  const seed1 = deal.roundSeed(secret, 1);
+  assert.equal(seed1.toString('hex'), '0224ca00477d12f3150cafa66c21b1eadd6ce3cd73306013471447a22f704434');
+  assert.equal(deal.roundSeed(secret, 2).toString('hex'), 'dfb6f3ae9ff524769d6d6c9ef2b8a2dcc14875e598f9b3cce5a84e6e38347257');
+  assert.equal(deal.drawnSeatSeed(secret, 1), '27907ce58f02499480328d8eb8ce589d');
+  const key = deal.dealKey(seed1, ['alice', 'bob'], 1, 2, 2);
+  assert.equal(key.toString('hex'), '71c8b9d242f13f9f81311a03703e0b36d5b127043e87f986059bb1ddc40c0f01');
+  assert.deepEqual(deal.deck(key).slice(0, 10), [93, 84, 45, 89, 71, 87, 35, 82, 6, 12]);
+  assert.equal(deal.dealer(key, 2), 1);
+});
+
 test('every proto file loads and every service resolves', () => {
   for (const s of ['hand.v1.RoomService', 'hand.v1.RulesService', 'hand.v1.LedgerService']) {
     const svc = hand.root.lookupService(s);
@@ -80,6 +93,8 @@ test('the secret walk finds every field a spectator must not see', () => {
     ['RoomEvent.seat_taken.player_id', 'RoomEvent.seat_taken.token_hash']);
   assert.deepEqual(walk.secretsIn(T, enc({ match_started: { seed: '0' } })), ['RoomEvent.match_started.seed']);
   assert.deepEqual(walk.secretsIn(T, enc({ room_created: { join_code: 'ABC123' } })), ['RoomEvent.room_created.join_code']);
+  assert.deepEqual(walk.secretsIn(T, enc({ room_created: { deal_commitment: Buffer.alloc(32, 1), match_secret: Buffer.alloc(32, 2) } })),
+    ['RoomEvent.room_created.match_secret']);
   assert.deepEqual(walk.secretsIn(T, enc({ move_made: { seat: 0, events: [{ stock_drawn: { seat: 0 } }] } })), []);
   assert.deepEqual(walk.badCardIds(T, enc({ move_made: { events: [{ card_discarded: { seat: 1, card: 0 } }] } })),
     ['RoomEvent.move_made.events[0].card_discarded.card=0']);

@@ -66,7 +66,7 @@ def start_round(
         options=options, n=n_seats, dealer=dealer, seed=seed, deck=d, seats=seats,
         stock=d[dealt:], pile=(), melds=(), turn=turn, round_no=round_no, turn_no=1, deal_key=key,
     )
-    committed = (fairdeal.VERSION, fairdeal.commitment(fair.server_seed), fair.seat_seeds) if fair else (0, b"", ())
+    committed = (fair.version, fairdeal.commitment(fair.server_seed), fair.seat_seeds) if fair else (0, b"", ())
     events: tuple[Event, ...] = (
         RoundStarted(round_no, dealer, starter, n_seats, seed, d, *committed),
         TurnStarted(starter, 1, False, True),

@@ -18,6 +18,17 @@ shuffles the rebuilt cards sorted ascending with the "rebuild:K" stream. The
 commitment published before any card is seen is ``SHA-256(server_seed)``.
 Version 0 (before this module): ``random.Random`` from the match seed, no
 commitment (``rng.py``).
+
+Version 2 (``hand-deal/2``, decision 0034): the same derivation with the domain
+"hand-deal/2", and the server seed no longer drawn at the deal but derived from a
+match secret M committed in ``room_created`` before any seat seed is taken::
+
+    match_commitment = SHA-256(M)                                   # public at seq 0
+    server_seed(r)   = HMAC-SHA-256(M, "hand-deal/2" 0x00 "round" 0x00 r:u32)
+    drawn_seed(k)    = hex(HMAC-SHA-256(M, "hand-deal/2" 0x00 "seat" 0x00 k:u32))[:32]
+                       # a seat seed the owner draws (bots, players who send none)
+
+M is revealed in ``match_ended``.
 """
 
 from __future__ import annotations
@@ -30,10 +41,12 @@ from dataclasses import dataclass
 
 from .errors import Code, refuse
 
-VERSION = 1
+VERSION = 2  # what a match started without a fixed seed in a committed room deals
+VERSIONS = (1, 2)  # the fair versions (0: from the match seed, not here)
 SERVER_SEED_BYTES = 32
+MATCH_SECRET_BYTES = 32
 MAX_SEAT_SEED_BYTES = 64
-_DOMAIN = b"hand-deal/1"
+_V2 = b"hand-deal/2\0"
 _TOP = 1 << 64
 
 
@@ -43,11 +56,23 @@ class DealSeeds:
 
     server_seed: bytes
     seat_seeds: tuple[str, ...]
+    version: int = 1  # 1: a server seed drawn at the deal; 2: derived from the committed match secret
 
 
 def commitment(server_seed: bytes) -> bytes:
     """What the owner publishes before the deal is seen: SHA-256 of the server seed."""
     return hashlib.sha256(server_seed).digest()
+
+
+def round_seed(match_secret: bytes, round_no: int) -> bytes:
+    """Version 2: round ``round_no``'s server seed, derived from the committed match secret."""
+    return hmac.new(match_secret, _V2 + b"round\0" + struct.pack(">I", round_no), hashlib.sha256).digest()
+
+
+def drawn_seat_seed(match_secret: bytes, seat: int) -> str:
+    """Version 2: the seat seed the owner gives a seat that brings none (a bot, a player who sends
+    none): fixed by the commitment, so the owner cannot choose it after seeing the others."""
+    return hmac.new(match_secret, _V2 + b"seat\0" + struct.pack(">I", seat), hashlib.sha256).hexdigest()[:32]
 
 
 def check_seat_seed(seed: str, field: str = "seat_seed") -> str:
@@ -64,9 +89,11 @@ def deal_key(seeds: DealSeeds, round_no: int, n_seats: int) -> bytes:
     """The round's key: every later stream derives from it (secret until the reveal)."""
     if len(seeds.server_seed) != SERVER_SEED_BYTES:
         raise refuse(Code.INVALID_ARGUMENT, "the server seed is 32 bytes", field="server_seed")
+    if seeds.version not in VERSIONS:
+        raise refuse(Code.INVALID_ARGUMENT, "unknown deal version", field="deal_version", allowed="1,2")
     if len(seeds.seat_seeds) != n_seats:
         raise refuse(Code.INVALID_ARGUMENT, "one seat seed per seat", field="seat_seeds", seats=n_seats)
-    msg = bytearray(_DOMAIN + b"\0" + struct.pack(">II", round_no, n_seats))
+    msg = bytearray(b"hand-deal/%d\0" % seeds.version + struct.pack(">II", round_no, n_seats))
     for s in seeds.seat_seeds:
         raw = check_seat_seed(s, "seat_seeds").encode()
         msg += struct.pack(">I", len(raw)) + raw

@@ -98,7 +98,8 @@ def deals_to_proto(room_id: str, checks: list[DealCheck]) -> pb.VerifyDealRespon
                                      round_no=c.round_no, deal_version=c.deal_version, verdict=_VERDICT[c.verdict],
                                      commitment=c.commitment, server_seed=c.server_seed, seat_seeds=c.seat_seeds,
                                      rebuilds=c.rebuilds, moves=c.moves, mismatch_seq=c.mismatch_seq,
-                                     mismatch=c.mismatch) for c in checks])
+                                     mismatch=c.mismatch, match_commitment=c.match_commitment,
+                                     match_secret=c.match_secret) for c in checks])
 
 
 def replay_to_proto(room_id: str, steps: list[Step], step_no: int, from_seq: int, seat: int | None,

@@ -61,6 +61,7 @@ class GrpcRules:
             req.dealer = dealer
         if fair is not None:
             req.fair.server_seed, req.fair.seat_seeds[:] = fair.server_seed, fair.seat_seeds
+            req.fair.deal_version = fair.version
         resp = await self._call(self._stub.StartRound, req)
         return state_from_proto(resp.state), [event_from_proto(e) for e in resp.events]
 

@@ -104,7 +104,8 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
             dealer=request.dealer if request.HasField("dealer") else None,
             deck=wire.cards_in(request.deck.cards, Code.INVALID_ARGUMENT, "deck.cards") if deal == "deck" else None,
             round_no=request.round_no or 1,
-            fair=engine.DealSeeds(request.fair.server_seed, tuple(request.fair.seat_seeds))
+            fair=engine.DealSeeds(request.fair.server_seed, tuple(request.fair.seat_seeds),
+                                  request.fair.deal_version or 1)
             if request.HasField("fair") else None,
         )
         return pb.StartRoundResponse(

@@ -29,8 +29,8 @@ from hand_engine import (
 )
 from hand_engine import start_round as engine_start_round
 from hand_table import (
-    Act, BotTurn, Command, CreateRoom, JoinRoom, LeaveRoom, LocalRules, Recorded, Room, RoomError, StartMatch, decide,
-    private,
+    Act, BotTurn, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, LocalRules, Recorded, Room, RoomError,
+    StartMatch, decide, private,
 )
 from hand_wire import Delivered, encode
 
@@ -105,10 +105,12 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
                      plans: Mapping[int, Mapping[int, Plan]] | None = None,
                      player_ids: Sequence[str] | None = None, stop_after: int | None = None,
                      fair: bool = False, leave_at: Mapping[int, int] | None = None,
-                     back_at: Mapping[int, int] | None = None, **overrides) -> MatchRun:
+                     back_at: Mapping[int, int] | None = None, bots: int = 0, **overrides) -> MatchRun:
     """Create, fill, start and play a match; every stored event in order. ``seed`` fixes the
     deals (version 0) and the moves; with ``fair`` it drives the moves only, and every round is
-    dealt provably fair (version 1: fresh server seeds, decision 0022).
+    dealt provably fair (version 2: server seeds from the room's committed match secret,
+    decisions 0022 and 0034). ``bots``: the last ``bots`` seats are the room's bots
+    (``FillWithBots``), not players.
 
     ``leave_at`` / ``back_at``: seat → the number of events after which its player leaves
     the match (``LeaveRoom``: a bot plays the seat) / comes back (its next move is its own)."""
@@ -134,8 +136,10 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
     options = resolve(preset, {**overrides, "rounds": rounds})
     assert await do(CreateRoom(code="ABCDEF", public=False, preset=preset, options=options, seats=seats,
                                turn_seconds=30, player_name="n0", player_id=ids[0], token_hash=token(0)))
-    for s in range(1, seats):
+    for s in range(1, seats - bots):
         assert await do(JoinRoom(player_name=f"n{s}", player_id=ids[s], token_hash=token(s)))
+    if bots:
+        assert await do(FillWithBots(level="beginner"), seat=0)
     assert await do(StartMatch(seed=None if fair else seed), seat=0)
     rng = random.Random(seed)
     done: dict[tuple[int, int, str], int] = {}  # (round, seat, "first"/"then") -> turn laid
@@ -149,7 +153,7 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
         state = run.room.round
         seat = state.turn.seat
         plan = (plans or {}).get(state.round_no, {}).get(seat)
-        by_bot = run.room.seats[seat].away and (back_at or {}).get(seat, 1 << 60) > len(run.events)
+        by_bot = (run.room.seats[seat].away or run.room.seats[seat].kind == "bot") and (back_at or {}).get(seat, 1 << 60) > len(run.events)
         for action in _turn(state, seat, plan, rng, plans is not None, done):
             body = BotTurn(seat, state.round_no, state.turn_no, (action,)) if by_bot else Act(action)
             if await do(body, seat=None if by_bot else seat) and (not by_bot or run.room.round is not state):

@@ -3,7 +3,7 @@
 | reader | function | left out |
 |---|---|---|
 | hand.room-events (room service, ledger) | ``private`` | seat token hashes |
-| a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, a round's server seed (revealed by ``round_scored``), stock rebuild orders, other seats' drawn cards |
+| a seat's Watch / replay while the match runs | ``for_seat(rec, seat)`` | token hashes, player ids, the seed, the deck, a round's server seed (revealed by ``round_scored``), the room's match secret (revealed by ``match_ended``), stock rebuild orders, other seats' drawn cards |
 | spectators, hand.room-events-public | ``for_seat(rec, None)`` | all of the above, every drawn card, and the join code |
 | a finished match's replay | ``complete`` | token hashes and player ids |
 
@@ -46,7 +46,7 @@ def for_seat(rec: Recorded, seat: int | None) -> Recorded:
     if isinstance(ev, SeatTaken):
         out = replace(ev, token_hash="", player_id="")
     elif isinstance(ev, RoomCreated):
-        out = ev if seat is not None else replace(ev, code="")
+        out = replace(ev, match_secret=b"") if seat is not None else replace(ev, code="", match_secret=b"")
     elif isinstance(ev, MatchStarted):
         out = replace(ev, seed=None)
     elif isinstance(ev, RoundDealt):

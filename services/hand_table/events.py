@@ -32,6 +32,8 @@ class RoomCreated:
     turn_seconds: int
     host_seat: int = 0
     waiting_ttl_s: int = 0  # a room still waiting this long after creation expires (0: never)
+    deal_commitment: bytes = b""  # public: SHA-256 of the match secret, before any seat seed (version 2)
+    match_secret: bytes = b""  # SECRET until match_ended reveals it (b"" where redacted; decision 0034)
 
 
 @dataclass(frozen=True)
@@ -72,7 +74,7 @@ class SeatConnected:
 @dataclass(frozen=True)
 class MatchStarted:
     seed: int | None  # SECRET: None where redacted
-    deal_version: int = 0  # 1: every round provably fair (a committed server seed); 0: from the seed
+    deal_version: int = 0  # 2: fair, seeds from the room's committed secret; 1: fair, fresh seeds; 0: from the seed
 
 
 @dataclass(frozen=True)
@@ -112,6 +114,7 @@ class RoundScored:
 class MatchEnded:
     winners: tuple[int, ...]
     standings: tuple[Standing, ...]
+    match_secret: bytes = b""  # public: the room's match secret revealed (version 2; decision 0034)
 
 
 @dataclass(frozen=True)

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import secrets
 
-from hand_engine import check_seat_seed
+from hand_engine import check_seat_seed, commitment
+from hand_engine import fair as fairdeal
 
 from .commands import Command, CreateRoom
 from .errors import RoomCode, RoomError
@@ -14,20 +15,28 @@ from .guards import host_seat, seat_of, waiting
 from .outcome import Decision
 from .ports import RulesPort
 from .room import Room
-from .match_play import FAIR_DEAL_VERSION, deal
+from .match_play import deal, fair_version
 
 
-def _seat_seed(sent: str | None) -> str:
-    """The seat's seed for the deals: the player's (checked), or one drawn for it."""
-    return secrets.token_hex(16) if sent is None else check_seat_seed(sent)
+def new_match_secret() -> bytes:
+    """The room's match secret, drawn before any seat seed is taken (decision 0034)."""
+    return secrets.token_bytes(fairdeal.MATCH_SECRET_BYTES)
 
 
-def _fixed_seed(room: Room, player_id: str, sent: str | None) -> str:
+def _seat_seed(sent: str | None, match_secret: bytes, seat: int) -> str:
+    """The seat's seed for the deals: the player's (checked), or one drawn for it — derived from
+    the committed match secret where the room has one, so the owner cannot pick it (0034)."""
+    if sent is not None:
+        return check_seat_seed(sent)
+    return fairdeal.drawn_seat_seed(match_secret, seat) if match_secret else secrets.token_hex(16)
+
+
+def _fixed_seed(room: Room, player_id: str, sent: str | None, seat: int) -> str:
     """A player's seat seed is fixed for the room the first time they sit down (decision 0033):
     joining again reuses it; a different one is refused, so leaving and joining cannot churn it."""
     first = room.seed_of(player_id)
     if first is None:
-        return _seat_seed(sent)
+        return _seat_seed(sent, room.match_secret, seat)
     if sent is not None and sent != first:
         raise RoomError(RoomCode.SEAT_SEED_FIXED, "your seat seed for this room is fixed", field="seat_seed")
     return first
@@ -35,10 +44,12 @@ def _fixed_seed(room: Room, player_id: str, sent: str | None) -> str:
 
 async def on_create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     body: CreateRoom = cmd.body
+    secret = new_match_secret()  # committed in the public room_created, before any seat seed is taken
     d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
-                      seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s))
+                      seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s,
+                      deal_commitment=commitment(secret) if secret else b"", match_secret=secret))
     d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed)))
+                    token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed, secret, 0)))
     d.seat = 0
 
 
@@ -52,7 +63,7 @@ async def on_join(d: Decision, cmd: Command, rules: RulesPort) -> None:
         raise RoomError(RoomCode.SEAT_TAKEN, "that seat is taken", seat=body.wanted_seat)
     seat = free[0] if body.wanted_seat is None else body.wanted_seat
     d.add(SeatTaken(seat=seat, kind="human", name=body.player_name, player_id=body.player_id,
-                    token_hash=body.token_hash, seat_seed=_fixed_seed(room, body.player_id, body.seat_seed)))
+                    token_hash=body.token_hash, seat_seed=_fixed_seed(room, body.player_id, body.seat_seed, seat)))
     d.seat = seat
 
 
@@ -89,7 +100,7 @@ async def on_fill(d: Decision, cmd: Command, rules: RulesPort) -> None:
         raise RoomError("INVALID_ARGUMENT", "unknown bot level", field="level", allowed=",".join(BOT_LEVELS))
     for seat in room.free_seats():
         d.add(SeatTaken(seat=seat, kind="bot", bot_level=body.level, name=f"bot-{seat}",
-                        seat_seed=_seat_seed(None)))
+                        seat_seed=_seat_seed(None, room.match_secret, seat)))
 
 
 async def on_start(d: Decision, cmd: Command, rules: RulesPort) -> None:
@@ -102,5 +113,5 @@ async def on_start(d: Decision, cmd: Command, rules: RulesPort) -> None:
     # a fixed seed (tournaments, tests) deals as before (version 0: nothing to commit to, the
     # seed's holder knows every deck); otherwise every round is provably fair (decision 0022)
     d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed,
-                       deal_version=0 if body.seed is not None else FAIR_DEAL_VERSION))
+                       deal_version=0 if body.seed is not None else fair_version(room)))
     await deal(d, rules)

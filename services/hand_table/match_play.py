@@ -7,6 +7,7 @@ from __future__ import annotations
 import secrets
 
 from hand_engine import Action, DealSeeds, RoundEnded, RuleViolation, next_deal, standings
+from hand_engine import fair as fairdeal
 
 from .commands import BotTurn, Command
 from .errors import RoomCode, RoomError
@@ -18,7 +19,14 @@ from .outcome import Decision
 from .ports import RulesPort
 from .room import Room
 
-FAIR_DEAL_VERSION = 1  # MatchStarted.deal_version of a match started without a fixed seed
+FAIR_DEAL_VERSION = 1  # the first provably fair version: a fresh server seed per round (decision 0022)
+COMMITTED_DEAL_VERSION = 2  # server seeds from the room's match secret, committed at creation (0034)
+
+
+def fair_version(room: Room) -> int:
+    """The version a match started without a fixed seed deals: 2 in a room that committed to a
+    match secret when it was created, 1 in a room created before that (decision 0034)."""
+    return COMMITTED_DEAL_VERSION if room.match_secret else FAIR_DEAL_VERSION
 
 
 async def on_act(d: Decision, cmd: Command, rules: RulesPort) -> None:
@@ -76,7 +84,8 @@ async def move(d: Decision, rules: RulesPort, seat: int, action: Action, origin:
     d.add(RoundScored(round_no=state.round_no, result=result, server_seed=d.room.server_seed))  # the reveal
     match = d.room.match
     if match.over:
-        d.add(MatchEnded(winners=tuple(match.winners), standings=tuple(standings(match))))
+        reveal = d.room.match_secret if d.room.deal_version >= COMMITTED_DEAL_VERSION else b""
+        d.add(MatchEnded(winners=tuple(match.winners), standings=tuple(standings(match)), match_secret=reveal))
     else:
         await deal(d, rules)
     return False
@@ -86,7 +95,10 @@ async def deal(d: Decision, rules: RulesPort) -> None:
     room = d.room
     dealer, round_no = next_deal(room.match)
     fair = None
-    if room.deal_version >= FAIR_DEAL_VERSION:  # a fresh secret per round, committed in round_started
+    if room.deal_version >= COMMITTED_DEAL_VERSION:  # fixed at the room's creation, before any seat seed
+        fair = DealSeeds(fairdeal.round_seed(room.match_secret, round_no), tuple(s.seat_seed for s in room.seats),
+                         COMMITTED_DEAL_VERSION)
+    elif room.deal_version >= FAIR_DEAL_VERSION:  # a fresh secret per round, committed in round_started
         fair = DealSeeds(secrets.token_bytes(32), tuple(s.seat_seed for s in room.seats))
     state, events = await rules.start_round(room.options, room.n, seed=room.match.seed, dealer=dealer,
                                             round_no=round_no, fair=fair)

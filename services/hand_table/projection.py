@@ -28,7 +28,7 @@ def evolve(room: Room | None, rec: Recorded, after: RoundState | None = None) ->
         room = Room(room_id=rec.room_id, code=ev.code, public=ev.public, preset=ev.preset,
                     options=ev.options, turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
                     seats=tuple(SeatSlot() for _ in range(ev.seats)), created_at=rec.at,
-                    waiting_ttl_s=ev.waiting_ttl_s)
+                    waiting_ttl_s=ev.waiting_ttl_s, match_secret=ev.match_secret)
     elif room is None:
         raise ValueError(f"{rec.kind} before room_created")
     else:
@@ -106,13 +106,13 @@ def _(ev: RoundDealt, room, at, after, seq):
 
 
 def dealt_seeds(ev: RoundDealt) -> DealSeeds | None:
-    """A version-1 deal's seeds (its server seed, round_started's seat seeds); None in version 0."""
+    """A fair deal's seeds (its server seed, round_started's seat seeds and version); None in version 0."""
     if not ev.server_seed:
         return None
     started = next((e for e in ev.events if isinstance(e, RoundStarted)), None)
     if started is None:
         raise ValueError("round_dealt with a server seed but no round_started")
-    return DealSeeds(ev.server_seed, started.seat_seeds)
+    return DealSeeds(ev.server_seed, started.seat_seeds, started.deal_version)
 
 
 @_apply.register

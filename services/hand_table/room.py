@@ -49,6 +49,7 @@ class Room:
     left_tokens: frozenset[str] = frozenset()  # hashes of tokens whose seat was left or freed
     deal_version: int = 0  # MatchStarted.deal_version
     server_seed: bytes = b""  # SECRET: the current round's server seed (version 1), revealed at its end
+    match_secret: bytes = b""  # SECRET: the room's match secret (version 2), revealed at the match's end
     # (player id, seat seed) of every person who took a seat here: a player's seed is fixed for the
     # room the first time they sit down (decision 0033), a later join of theirs reuses it
     player_seeds: tuple[tuple[str, str], ...] = ()

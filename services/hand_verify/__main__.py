@@ -1,7 +1,8 @@
 """``python -m hand_verify --ledger HOST:PORT ROOM_ID`` or ``python -m hand_verify --events FILE``.
 
 Prints one line per round (verdict, version, commitment, revealed seed, moves,
-rebuilds, what differs) and exits 0 when every round is verified, 1 when one
+rebuilds; for hand-deal/2 the room's match commitment and revealed match secret;
+what differs) and exits 0 when every round is verified, 1 when one
 fails, 2 when one is pending or unverifiable (or the record cannot be read).
 """
 
@@ -43,6 +44,9 @@ def report(checks: Sequence[DealCheck]) -> tuple[str, int]:
         line = (f"round {c.round_no}: {c.verdict} (hand-deal/{c.deal_version}) commitment "
                 f"{c.commitment.hex() or '-'} server seed {c.server_seed.hex() or '-'} "
                 f"moves {c.moves} rebuilds {c.rebuilds}")
+        if c.deal_version >= 2:
+            line += (f" match commitment {c.match_commitment.hex() or '-'} "
+                     f"match secret {c.match_secret.hex() or '- (revealed when the match ends)'}")
         if c.mismatch:
             line += f" — {c.mismatch}" + (f" (seq {c.mismatch_seq})" if c.mismatch_seq is not None else "")
         lines.append(line)

@@ -1,11 +1,14 @@
 """The real stack: the room service publishes a whole match to its events topic and
 a ledger (PostgreSQL store) consumes it; the ledger's sheet and result equal the
 room's own standings, and the archive replays exactly (issue 5); its provably fair deals
-verify through VerifyDeal and the command-line verifier (decision 0022)."""
+verify through VerifyDeal and the command-line verifier (decision 0022), as version 2:
+every round's server seed derived from the match secret committed before the first join
+(decision 0034)."""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import sys
 import time
 
@@ -21,8 +24,8 @@ from hand_common.sessionkeys import private_key
 from hand_infra.postgres import create_database, drop_database
 from hand_ledger.server import LedgerServer
 from hand_ledger.settings import LedgerConfig
-from hand_table import complete
-from hand_wire import decode, to_proto
+from hand_table import complete, for_seat, verify_deals
+from hand_wire import decode, from_proto, to_proto
 
 from .room_support import (
     Player, Watcher, create_room, join_all, make_topics, play_to_end, start_instance, topics_for,
@@ -99,12 +102,22 @@ async def test_a_match_played_through_the_room_service_reaches_the_ledger_exactl
         deals = await lstub.VerifyDeal(lpb.VerifyDealRequest(room_id=room_id))
         assert deals.ok and [d.verdict for d in deals.rounds] == [lpb.DEAL_VERDICT_VERIFIED] * len(sheet.rounds)
         assert all(len(d.server_seed) == 32 and len(d.seat_seeds) == 4 for d in deals.rounds)
+        # version 2, from the public record alone: the commitment of room_created (seq 0, before
+        # any seat_taken) and the secret match_ended revealed
+        public = await lstub.GetReplay(lpb.GetReplayRequest(room_id=room_id))
+        created, ended = public.events[0].room_created, public.events[-1].match_ended
+        assert public.events[1].WhichOneof("event") == "seat_taken"
+        assert hashlib.sha256(ended.match_secret).digest() == created.deal_commitment
+        assert all(d.deal_version == 2 and d.match_commitment == created.deal_commitment
+                   and d.match_secret == ended.match_secret for d in deals.rounds)
+        own = verify_deals(for_seat(from_proto(e), None) for e in public.events)
+        assert [c.verdict for c in own] == ["verified"] * len(sheet.rounds)
         cli = await asyncio.create_subprocess_exec(
             sys.executable, "-m", "hand_verify", "--ledger", ledger.target, room_id,
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
         out, err = await cli.communicate()
         assert cli.returncode == 0, (out, err)
-        assert out.decode().count(": verified (hand-deal/1)") == len(sheet.rounds)
+        assert out.decode().count(": verified (hand-deal/2)") == len(sheet.rounds)
     finally:
         await ledger_channel.close()
         await room_channel.close()

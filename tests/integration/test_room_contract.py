@@ -5,6 +5,7 @@ shared topics may carry. Real broker, real gRPC server, SQLite."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import time
 import uuid
 from pathlib import Path
@@ -154,7 +155,9 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
     """hand.room-events-public: spectator-safe (a round's server seed only once it is over);
     hand.room-events: no seat credential; hand.room-commands: no seat token and no token hash
     used as a credential. The bots' round, dealt provably fair, verifies from the public topic
-    alone (decision 0022)."""
+    alone (decision 0022), version 2: against the match commitment room_created published
+    before any seat seed, the match secret on neither topic's public form before match_ended
+    (decision 0034)."""
     stub = stack.stub
     bots = BotService(stack.broker, group_id=f"bots-{stack.unique}", topics=stack.topics)
     await bots.start()
@@ -183,8 +186,9 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
         k = ev.WhichOneof("event")
         assert k is not None
         body = getattr(ev, k)
-        if k == "room_created":
-            assert body.join_code == ""
+        if k == "room_created":  # the room's commitment, first of all; its secret not before the end
+            assert body.join_code == "" and body.match_secret == b"" and len(body.deal_commitment) == 32
+            assert seq == 0
         if k == "seat_taken":
             assert body.token_hash == "" and body.player_id == ""
         if k == "match_started":
@@ -201,12 +205,21 @@ async def test_the_shared_topics_carry_no_hidden_card_and_no_credential(stack):
                 assert not e.stock_drawn.HasField("card")
             if which == "round_started":
                 assert not e.round_started.HasField("seed") and len(e.round_started.deck) == 0
-                assert e.round_started.deal_version == 1 and len(e.round_started.commitment) == 32
+                assert e.round_started.deal_version == 2 and len(e.round_started.commitment) == 32
             if which == "stock_rebuilt":
                 assert len(e.stock_rebuilt.order) == 0
     assert drawn_seen > 0
+    last = max(public)
+    assert public[last].WhichOneof("event") == "match_ended"  # the match secret's reveal comes last
+    secret = public[last].match_ended.match_secret
+    assert hashlib.sha256(secret).digest() == public[0].room_created.deal_commitment
+    assert private[0].room_created.match_secret == secret
     checks = verify_deals(from_proto(public[s]) for s in sorted(public))
     assert [c.verdict for c in checks] == ["verified"] and checks[0].moves > 10, checks
+    assert checks[0].deal_version == 2 and checks[0].match_secret == secret
+    # without the reveal (the record up to the round's end) the round is not yet proven
+    assert [c.verdict for c in verify_deals(from_proto(public[s]) for s in sorted(public) if s < last)] == [
+        "pending"]
     for ev in private.values():
         if ev.WhichOneof("event") == "seat_taken":
             assert ev.seat_taken.token_hash == ""

@@ -1,5 +1,9 @@
 """Provably fair deals (decision 0022): the hand-deal/1 derivation, the room's
-commitment and reveal, and the verifier's verdicts on tampered records."""
+commitment and reveal, and the verifier's verdicts on tampered records.
+
+Every room here is created as before decision 0034 (no match secret committed in
+room_created), so its matches deal version 1 exactly as the stored matches of
+that time: they must keep verifying. Version 2: test_fair_deals_v2.py."""
 
 from __future__ import annotations
 
@@ -17,6 +21,14 @@ from hand_table import MatchStarted, MoveMade, RoundDealt, RoundScored, SeatTake
 from hand_sim.matches import play_match
 
 SEED = bytes(range(32))
+
+
+@pytest.fixture(autouse=True)
+def _rooms_as_before_version_2(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A room created before decision 0034: no match secret, no commitment in room_created."""
+    import hand_table.lobby
+
+    monkeypatch.setattr(hand_table.lobby, "new_match_secret", lambda: b"")
 
 
 def test_the_known_answer_vector_of_hand_deal_1() -> None:

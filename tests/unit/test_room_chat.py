@@ -136,7 +136,10 @@ def test_the_rate_limit_allows_a_small_burst_then_one_phrase_every_two_seconds_p
         ChatLimits(per_min=0, burst=1).take("r1/0")
 
 
-def test_chat_never_changes_the_game_the_same_match_is_played_with_and_without_it() -> None:
+def test_chat_never_changes_the_game_the_same_match_is_played_with_and_without_it(monkeypatch) -> None:
+    import hand_table.lobby
+
+    monkeypatch.setattr(hand_table.lobby, "new_match_secret", lambda: bytes(32))  # the same room twice
     quiet, chatty = new_match(seats=3), new_match(seats=3)
     play_out(quiet)
     play_out(chatty, chat_every=3)

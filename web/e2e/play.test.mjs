@@ -28,11 +28,14 @@ test("a human plays a whole one-round match against three expert bots by clicks 
   await status.getByText(/Round 1 is over/).waitFor();
   await p.getByRole("button", { name: "Step forward" }).click();
   await status.getByText(end).waitFor();
-  // "verify this deal": the round was dealt provably fair and verifies from the public record (0022)
+  // "verify this deal": the round was dealt provably fair and verifies from the public record (0022, 0034)
   const verify = p.getByRole("region", { name: "Verify this deal" });
   await verify.getByRole("button", { name: "Verify this deal" }).click();
   await verify.getByText("Every deal verified").waitFor();
   await verify.locator('li[data-verdict="VERIFIED"]').first().waitFor();
+  // hand-deal/2 (0034): against the match commitment room_created published before any seat seed
+  await verify.locator('code[data-field="match-commitment"]').first().waitFor();
+  await verify.getByText("hand-deal/2").first().waitFor();
   // the leaderboard ranks accounts: the page signed in as this browser's player, so Ada is on it
   await p.getByRole("link", { name: "Leaderboard" }).click();
   await p.getByRole("columnheader", { name: "#" }).waitFor();

@@ -56,7 +56,8 @@ function badCardIds(type, msg) {
 
 /**
  * What a spectator-safe message must not carry (room_events.proto,
- * events.proto): a deck, a seed, a round's server seed before its end, a stock draw's card, a rebuild order, a
+ * events.proto): a deck, a seed, a round's server seed before its end, the room's match secret (revealed by
+ * match_ended), a stock draw's card, a rebuild order, a
  * player id, a token hash, a join code, a hand. Returns the offending paths.
  */
 function secretsIn(type, msg) {
@@ -78,7 +79,10 @@ function secretsIn(type, msg) {
         check('player_id', set('player_id'));
         check('token_hash', set('token_hash'));
         break;
-      case 'hand.v1.RoomCreated': check('join_code', set('join_code')); break;
+      case 'hand.v1.RoomCreated':
+        check('join_code', set('join_code'));
+        check('match_secret', m.match_secret && m.match_secret.length > 0); // revealed by match_ended only
+        break;
       case 'hand.v1.RoomInfo': check('join_code', set('join_code')); break;
       case 'hand.v1.SeatView':
         check('hand', m.hand.length > 0);

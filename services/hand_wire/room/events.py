@@ -67,7 +67,8 @@ def _body(ev: RoomEvent):
             return pb.RoomCreated(join_code=ev.code, visibility=_VIS[ev.public], preset=ev.preset,
                                   options=options_to_proto(ev.options), seat_count=ev.seats,
                                   turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
-                                  waiting_ttl_s=ev.waiting_ttl_s)
+                                  waiting_ttl_s=ev.waiting_ttl_s, deal_commitment=ev.deal_commitment,
+                                  match_secret=ev.match_secret)
         case SeatTaken():
             return pb.SeatTaken(seat=ev.seat, kind=_KIND[ev.kind], name=ev.name,
                                 bot_level=_LEVEL.get(ev.bot_level, 0), player_id=ev.player_id,
@@ -94,7 +95,8 @@ def _body(ev: RoomEvent):
         case RoundScored():
             return pb.RoundScored(round_no=ev.round_no, result=result_to_proto(ev.result), server_seed=ev.server_seed)
         case MatchEnded():
-            return pb.MatchEnded(winners=ev.winners, standings=[standing_to_proto(s) for s in ev.standings])
+            return pb.MatchEnded(winners=ev.winners, standings=[standing_to_proto(s) for s in ev.standings],
+                                 match_secret=ev.match_secret)
         case ChatSent():
             return pb.ChatSent(seat=ev.seat, spectator=ev.spectator, phrase=phrase_number(ev.phrase))
     raise TypeError(f"not a room event: {ev!r}")
@@ -116,7 +118,8 @@ def _event(member: str, b) -> RoomEvent:
             return RoomCreated(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                                preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
                                turn_seconds=b.turn_seconds, host_seat=b.host_seat,
-                               waiting_ttl_s=b.waiting_ttl_s)
+                               waiting_ttl_s=b.waiting_ttl_s, deal_commitment=b.deal_commitment,
+                               match_secret=b.match_secret)
         case "seat_taken":
             return SeatTaken(seat=b.seat, kind=KIND_NAMES[b.kind], name=b.name,
                              bot_level=LEVEL_NAMES.get(b.bot_level, ""), player_id=b.player_id,
@@ -145,7 +148,7 @@ def _event(member: str, b) -> RoomEvent:
             return RoundScored(round_no=b.round_no, result=result_from_proto(b.result), server_seed=b.server_seed)
         case "match_ended":
             return MatchEnded(winners=tuple(b.winners), standings=tuple(
-                Standing(s.unit, s.total, s.outs, s.penalty_points) for s in b.standings))
+                Standing(s.unit, s.total, s.outs, s.penalty_points) for s in b.standings), match_secret=b.match_secret)
         case "chat_sent":
             phrase = phrase_name(b.phrase)
             if not phrase:

@@ -119,8 +119,9 @@ export function Replay({ roomId }: { roomId: string }) {
 
 const hex = (b: Uint8Array) => Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 
-/** LedgerService.VerifyDeal (decision 0022): each round's commitment, revealed seed and verdict,
- * checked from the room's public record. */
+/** LedgerService.VerifyDeal (decisions 0022, 0034): each round's commitment, revealed seed and verdict,
+ * checked from the room's public record; for hand-deal/2, the room's match commitment (published
+ * before any seat seed) and the match secret revealed at the match's end. */
 function VerifyDeal({ roomId }: { roomId: string }) {
   const tx = t();
   const [res, setRes] = useState<VerifyDealResponse | undefined>();
@@ -137,6 +138,10 @@ function VerifyDeal({ roomId }: { roomId: string }) {
         {tx.round} {num(r.roundNo)}: <strong>{verdict(r.verdict)}</strong>
         {r.commitment.length > 0 && <> · {tx.commitment} <code dir="ltr">{hex(r.commitment).slice(0, 16)}…</code></>}
         {r.serverSeed.length > 0 && <> · {tx.serverSeed} <code dir="ltr">{hex(r.serverSeed).slice(0, 16)}…</code></>}
+        {r.matchCommitment.length > 0 && <> · {tx.matchCommitment} <code dir="ltr" data-field="match-commitment">
+          {hex(r.matchCommitment).slice(0, 16)}…</code></>}
+        {r.matchSecret.length > 0 && <> · {tx.matchSecret} <code dir="ltr">{hex(r.matchSecret).slice(0, 16)}…</code></>}
+        {r.dealVersion > 0 && <> · <code dir="ltr">hand-deal/{r.dealVersion}</code></>}
         {r.mismatch && <> · {r.mismatch}</>}
       </li>)}</ul>
     </>}
