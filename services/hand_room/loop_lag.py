@@ -53,7 +53,10 @@ class LoopLag:
         while True:
             self._due = time.monotonic() + self.tick_s
             await asyncio.sleep(self.tick_s)
-            late = max(0.0, time.monotonic() - self._due)
-            self._sum += late - self._late[0]
-            self._late.append(late)
-            LOOP_LAG.set(self.seconds)
+            self.record(max(0.0, time.monotonic() - self._due))
+
+    def record(self, late: float) -> None:
+        """One tick ran ``late`` seconds after it was due."""
+        self._sum += late - self._late[0]
+        self._late.append(late)
+        LOOP_LAG.set(self.seconds)
