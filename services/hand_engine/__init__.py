@@ -22,7 +22,7 @@ from .events import (
     CardDiscarded, CardsLaidOff, DiscardTaken, Event, JokerRetrieved, MeldsLaid, RoundEnded, RoundStarted,
     StockDrawn, StockRebuilt, TakeReturned, TurnStarted,
 )
-from .fair import DealSeeds, commitment, check_seat_seed
+from .fair import MATCH_SECRET_BYTES, DealSeeds, commitment, check_seat_seed, drawn_seat_seed, round_seed
 from .fair import VERSION as DEAL_VERSION
 from .feasibility import meeting_submissions
 from .invariants import check_state
@@ -36,7 +36,7 @@ from .notation import (
     action_from_dict, action_to_dict, dumps, loads, options_from_dict, options_to_dict, position_from_dict,
     position_to_dict,
 )
-from .options import MODES, PRESETS, Options, resolve
+from .options import MODES, PRESETS, Options, resolve, with_overrides
 from .play import apply
 from .perspective import FORMAT as PERSPECTIVE_FORMAT
 from .records import record_to_dict, replay_record
@@ -50,6 +50,7 @@ from .suggest import suggest
 from .views import PublicSeat, SeatView, TurnView, redact, view
 
 __all__ = [
+    "MATCH_SECRET_BYTES", "drawn_seat_seed", "round_seed", "with_overrides",
     "Action", "Candidate", "DEAL_VERSION", "DealSeeds", "check_seat_seed", "commitment", "CardDiscarded", "CardsLaidOff", "Code", "Discard", "DiscardTaken",
     "DrawStock", "Event", "FEWER_PENALTY_POINTS", "JokerRetrieved", "LayMelds", "LayOff", "MODES",
     "MOST_OUTS", "MatchState", "Meld", "MeldSpec", "MeldsLaid", "NO_TIE", "Options",

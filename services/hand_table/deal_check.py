@@ -27,9 +27,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
 from hand_engine import (
-    DealSeeds, Options, RoundStarted, RuleViolation, StockRebuilt, apply, commitment, redact, start_round,
+    DealSeeds, Options, RoundStarted, RuleViolation, StockRebuilt, apply, commitment, drawn_seat_seed, redact,
+    round_seed, start_round,
 )
-from hand_engine import fair
 
 from .events import MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoundDealt, RoundScored, SeatLeft, \
     SeatTaken
@@ -98,10 +98,10 @@ def _committed(m: _Match, r: _Round, round_no: int, seed: bytes, scored_seq: int
         return False
     if commitment(m.secret) != m.commitment:
         raise _Mismatch(m.ended_seq, "the revealed match secret does not hash to room_created's commitment")
-    if fair.round_seed(m.secret, round_no) != seed:
+    if round_seed(m.secret, round_no) != seed:
         raise _Mismatch(scored_seq, "the round's server seed is not derived from the match secret")
     for seat, (kind, s) in enumerate(r.seats):
-        if kind == "bot" and s != fair.drawn_seat_seed(m.secret, seat):
+        if kind == "bot" and s != drawn_seat_seed(m.secret, seat):
             raise _Mismatch(r.dealt.seq, f"seat {seat}'s bot seed is not derived from the match secret")
     return True
 

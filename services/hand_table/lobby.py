@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import secrets
 
-from hand_engine import check_seat_seed, commitment
-from hand_engine import fair as fairdeal
+from hand_engine import MATCH_SECRET_BYTES, drawn_seat_seed, check_seat_seed, commitment
 
 from .commands import Command, CreateRoom
 from .errors import RoomCode, RoomError
@@ -20,7 +19,7 @@ from .match_play import deal, fair_version
 
 def new_match_secret() -> bytes:
     """The room's match secret, drawn before any seat seed is taken (decision 0034)."""
-    return secrets.token_bytes(fairdeal.MATCH_SECRET_BYTES)
+    return secrets.token_bytes(MATCH_SECRET_BYTES)
 
 
 def _seat_seed(sent: str | None, match_secret: bytes, seat: int) -> str:
@@ -28,7 +27,7 @@ def _seat_seed(sent: str | None, match_secret: bytes, seat: int) -> str:
     the committed match secret where the room has one, so the owner cannot pick it (0034)."""
     if sent is not None:
         return check_seat_seed(sent)
-    return fairdeal.drawn_seat_seed(match_secret, seat) if match_secret else secrets.token_hex(16)
+    return drawn_seat_seed(match_secret, seat) if match_secret else secrets.token_hex(16)
 
 
 def _fixed_seed(room: Room, player_id: str, sent: str | None, seat: int) -> str:

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import secrets
 
-from hand_engine import Action, DealSeeds, RoundEnded, RuleViolation, next_deal, standings
-from hand_engine import fair as fairdeal
+from hand_engine import round_seed, Action, DealSeeds, RoundEnded, RuleViolation, next_deal, standings
 
 from .commands import BotTurn, Command
 from .errors import RoomCode, RoomError
@@ -96,7 +95,7 @@ async def deal(d: Decision, rules: RulesPort) -> None:
     dealer, round_no = next_deal(room.match)
     fair = None
     if room.deal_version >= COMMITTED_DEAL_VERSION:  # fixed at the room's creation, before any seat seed
-        fair = DealSeeds(fairdeal.round_seed(room.match_secret, round_no), tuple(s.seat_seed for s in room.seats),
+        fair = DealSeeds(round_seed(room.match_secret, round_no), tuple(s.seat_seed for s in room.seats),
                          COMMITTED_DEAL_VERSION)
     elif room.deal_version >= FAIR_DEAL_VERSION:  # a fresh secret per round, committed in round_started
         fair = DealSeeds(secrets.token_bytes(32), tuple(s.seat_seed for s in room.seats))

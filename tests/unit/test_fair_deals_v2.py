@@ -168,13 +168,17 @@ async def test_a_changed_commitment_or_secret_a_changed_seat_seed_or_a_swapped_c
 async def test_an_owner_that_grinds_its_round_seeds_or_its_bots_seeds_is_caught(monkeypatch) -> None:
     """The record of a malicious owner is consistent in itself (every round's seed hashes to its
     round_started commitment): only the room's own commitment, made first, catches it."""
+    import hand_table.lobby
+    import hand_table.match_play
+
     real = fair.round_seed
-    with monkeypatch.context() as m:
-        m.setattr(fair, "round_seed", lambda secret, r: hashlib.sha256(b"ground" + real(secret, r)).digest())
+    with monkeypatch.context() as m:  # the owner's side only: the verifier keeps the real derivation
+        m.setattr(hand_table.match_play, "round_seed",
+                  lambda secret, r: hashlib.sha256(b"ground" + real(secret, r)).digest())
         ground = await _match(rounds=3)
     assert _failed(_public(ground)) == ["the round's server seed is not derived from the match secret"] * 3
     with monkeypatch.context() as m:
-        m.setattr(fair, "drawn_seat_seed", lambda secret, seat: f"chosen-{seat}")
+        m.setattr(hand_table.lobby, "drawn_seat_seed", lambda secret, seat: f"chosen-{seat}")
         chosen = await _match(rounds=1, bots=2)
     assert _failed(_public(chosen)) == ["seat 2's bot seed is not derived from the match secret"]
 

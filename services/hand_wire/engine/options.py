@@ -20,8 +20,7 @@ from typing import Any
 from google.protobuf import json_format
 
 from hand.v1 import options_pb2
-from hand_engine import Code, Options, RuleViolation, resolve
-from hand_engine.options import with_overrides
+from hand_engine import Code, Options, RuleViolation, resolve, with_overrides
 
 from ._enums import EnumCodec
 
