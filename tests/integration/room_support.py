@@ -316,3 +316,23 @@ async def a_move_ready(stub):
 def rule_code(exc: grpc.aio.AioRpcError) -> str:
     detail = from_status(rpc_status.from_call(exc))
     return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
+
+
+async def bots_play_a_match(stack, store_path, timeout_s: float = 240) -> tuple[str, list[str]]:
+    """Through a whole stack's room service (``hand_run.process.LocalStack``): a 3-seat room of
+    bots plays a one-round match to its end; the room id and the kinds of its stored events."""
+    from hand_infra.eventstore import EventStore
+
+    async with grpc.aio.insecure_channel(stack.targets["room"]) as channel:
+        stub = pb_grpc.RoomServiceStub(channel)
+        created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
+        room_id, token = created.room.room_id, players[0].token
+        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
+        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
+        await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
+        deadline = time.monotonic() + timeout_s
+        while (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.status != room_pb2.ROOM_STATUS_FINISHED:
+            assert time.monotonic() < deadline, "the bots did not finish the match"
+            await asyncio.sleep(0.2)
+    async with EventStore(f"sqlite:///{store_path}") as store:
+        return room_id, [e.kind for e in await store.load(room_id)]

@@ -8,27 +8,20 @@ cases run in child processes."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-import grpc
 import prometheus_client
 import pytest
 
-from hand.v1 import room_pb2
-from hand.v1 import room_service_pb2 as pb
-from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_common import metrics
 from hand_common.env import ConfigError
-from hand_infra.eventstore import EventStore
 from hand_run.process import LocalStack
 
-from .room_support import create_room
+from .room_support import bots_play_a_match
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = ("hand_common.rpc_metrics", "hand_common.readiness", "hand_room.metrics", "hand_infra.kafka_metrics",
@@ -128,17 +121,5 @@ def test_off_in_a_service_environment_serves_no_endpoint_and_a_bad_value_does_no
 async def test_off_the_whole_stack_plays_a_bot_match_with_no_metrics_endpoint(tmp_path: Path) -> None:
     with LocalStack(tmp_path, env={"HAND_METRICS_ENABLED": "off", "HAND_RUN_METRICS_PORT": "0"}) as stack:
         assert stack.targets.get("metrics", "off") == "off"
-        async with grpc.aio.insecure_channel(stack.targets["room"]) as channel:
-            stub = pb_grpc.RoomServiceStub(channel)
-            created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
-            room_id, token = created.room.room_id, players[0].token
-            await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
-            await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
-            await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
-            deadline = time.monotonic() + 240
-            while (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.status != room_pb2.ROOM_STATUS_FINISHED:
-                assert time.monotonic() < deadline, "the bots did not finish the match"
-                await asyncio.sleep(0.2)
-        async with EventStore(f"sqlite:///{tmp_path / 'events.db'}") as store:
-            kinds = [e.kind for e in await store.load(room_id)]
+        room_id, kinds = await bots_play_a_match(stack, tmp_path / "events.db")
         assert kinds.count("move_made") > 20 and kinds.count("match_ended") == 1

@@ -12,17 +12,12 @@ import time
 import urllib.request
 from pathlib import Path
 
-import grpc
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from hand.v1 import room_pb2
-from hand.v1 import room_service_pb2 as pb
-from hand.v1 import room_service_pb2_grpc as pb_grpc
-from hand_infra.eventstore import EventStore
 from hand_run.process import LocalStack
 
-from .room_support import create_room
+from .room_support import bots_play_a_match
 
 ID_LIKE = re.compile(r"[0-9a-f]{12,}|.*\d{4,}")  # room ids, player ids, seat tokens, counters as labels
 
@@ -42,19 +37,7 @@ def _total(samples: dict, name: str, **labels: str) -> float:
 async def test_a_bot_match_is_counted_as_the_store_holds_it(tmp_path: Path) -> None:
     with LocalStack(tmp_path, env={"HAND_RUN_METRICS_PORT": "0"}) as stack:
         metrics = stack.targets["metrics"]
-        async with grpc.aio.insecure_channel(stack.targets["room"]) as channel:
-            stub = pb_grpc.RoomServiceStub(channel)
-            created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
-            room_id, token = created.room.room_id, players[0].token
-            await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
-            await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
-            await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
-            deadline = time.monotonic() + 240
-            while (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.status != room_pb2.ROOM_STATUS_FINISHED:
-                assert time.monotonic() < deadline, "the bots did not finish the match"
-                await asyncio.sleep(0.2)
-        async with EventStore(f"sqlite:///{tmp_path / 'events.db'}") as store:
-            kinds = [e.kind for e in await store.load(room_id)]
+        room_id, kinds = await bots_play_a_match(stack, tmp_path / "events.db")
         moves, ended, rounds = kinds.count("move_made"), kinds.count("match_ended"), kinds.count("round_scored")
         assert moves > 20 and ended == 1 and rounds == 1
         # the ledger counts what it archives: wait until it has the match's end

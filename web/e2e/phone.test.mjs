@@ -17,6 +17,8 @@ const discardButton = (p) => p.getByRole("button", { name: /^(Discard|ارمِ)$
 
 /** Visible things a finger presses (buttons, cards, links, form controls) lower than 44 px. */
 async function smallTargets(p) {
+  // measured at rest: a card sliding in is drawn scaled down for 0.2 s (app.css, card-in)
+  await p.evaluate(() => Promise.all(document.getAnimations().map((a) => a.finished.catch(() => null))));
   return p.locator("button, a[href], select, input:not([type=radio]):not([type=checkbox]), [role=button]").evaluateAll(
     (els) => els.filter((e) => e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden")
       .map((e) => [e.getAttribute("aria-label") || e.textContent.trim(), Math.round(e.getBoundingClientRect().height)])
