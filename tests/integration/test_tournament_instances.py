@@ -3,7 +3,9 @@ several room instances; decision 0029): one broker, one event store, two room in
 owners' group, the bot service, and a ledger given both addresses (``HAND_LEDGER_ROOM_ADDRESS``
 ``a,b``). The tables' rooms are owned by different instances, every table of a deal still deals
 the same cards at every seat, the tournament plays every deal to its end and its standings come
-out, and an address that does not answer is passed over for the next one."""
+out, and an address that does not answer is passed over for the next one. A room instance that
+stops mid-tournament loses no table: its running rooms move to the other instance, and the next
+deals are made there."""
 
 from __future__ import annotations
 
@@ -111,3 +113,56 @@ async def test_a_tournaments_tables_are_owned_by_different_room_instances(broker
         await bots.stop()
         await a.stop(grace=0)
         await b.stop(grace=0)
+
+
+@pytest.mark.timeout(240)
+async def test_a_room_instance_that_stops_mid_tournament_loses_no_table(broker, tmp_path, unique) -> None:
+    topics = topics_for(unique)
+    await make_topics(broker, topics, partitions=PARTITIONS)
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    a = await start_instance(broker, unique, url)
+    b = await start_instance(broker, unique, url)
+    await wait_for(lambda: a.owner.owned and b.owner.owned and len(a.owner.owned | b.owner.owned) == PARTITIONS
+                   and not (a.owner.owned & b.owner.owned), 60)
+    bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
+    await bots.start()
+    config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'l.db'}",
+                                    "HAND_LEDGER_GROUP": f"ledger-{unique}", "HAND_SHUTDOWN_GRACE_S": "0",
+                                    "HAND_LEDGER_ROOM_ADDRESS": f"{a.target},{b.target}"})
+    ledger = LedgerServer(config, broker, topic=topics["events"])
+    await ledger.start()
+    channel = grpc.aio.insecure_channel(ledger.target)
+    org = _session("player-org")
+    b_stopped = False
+    try:
+        stub = pb_grpc.TournamentServiceStub(channel)
+        t = (await stub.CreateTournament(pb.CreateTournamentRequest(
+            name="An instance stops", organiser_name="Org", rules=options_pb2.RuleSelection(preset="hand"),
+            rounds=1, seat_count=2, deals=2, tables=2, bot_level=room_pb2.BOT_LEVEL_BEGINNER, turn_seconds=60),
+            metadata=org)).tournament
+        tid = t.tournament_id
+        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)
+        b_owned = set(b.owner.owned)
+        await b.stop(grace=0)  # table 2's first room (owned by b) is mid-play
+        b_stopped = True
+        deadline = time.monotonic() + 180
+        while time.monotonic() < deadline:
+            t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+            if t.deals_played == 4:
+                break
+            await asyncio.sleep(0.3)
+        assert t.deals_played == 4, t
+        await stub.CloseTournament(pb.CloseTournamentRequest(tournament_id=tid), metadata=org)
+        got = await stub.GetTournamentStandings(pb.GetTournamentStandingsRequest(tournament_id=tid))
+        rooms = {(r.table, r.deal): r.room_id for r in got.rooms}
+        assert sorted(rooms) == [(1, 1), (1, 2), (2, 1), (2, 2)] and len(got.standings) == 4
+        assert partition_of(rooms[2, 1], PARTITIONS) in b_owned  # played on at a after b stopped
+        # table 2's second deal was made at a (b did not answer)
+        assert partition_of(rooms[2, 2], PARTITIONS) in a.owner.owned
+    finally:
+        await channel.close()
+        await ledger.stop()
+        await bots.stop()
+        await a.stop(grace=0)
+        if not b_stopped:
+            await b.stop(grace=0)
