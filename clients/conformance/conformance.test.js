@@ -706,16 +706,17 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.ok(seen.size > 0 && [...seen].every(cards.isCard), 'hand card ids are 1..106');
   });
 
-  it('verifies a provably fair deal itself, from the revealed seeds (decisions 0022, 0034)', { timeout: MATCH_TIMEOUT_MS }, async () => {
+  it('verifies a provably fair deal itself, from the revealed seeds (decisions 0022, 0034, 0035)', { timeout: MATCH_TIMEOUT_MS }, async () => {
     const deal = require('./lib/deal');
     const created = await S.room.CreateRoom({
       rules: { preset: 'hand', overrides: { rounds: 1 } }, rounds: 1, seat_count: 2, turn_seconds: 30,
-      visibility: 'ROOM_VISIBILITY_PRIVATE', player_name: 'Fair', seat_seed: 'conformance-seed',
+      visibility: 'ROOM_VISIBILITY_PRIVATE', player_name: 'Fair',
       player_id: S.playerId || `conformance-${crypto.randomUUID()}`,
     });
     const roomId = created.room.room_id;
     await S.room.FillWithBots({ room_id: roomId, seat_token: created.seat_token, level: 'BOT_LEVEL_BEGINNER' });
-    await S.room.StartMatch({ room_id: roomId, seat_token: created.seat_token }); // no seed: fair deals
+    // no match seed: fair deals; the host's own seat seed given now, after room_created's commitment (0035)
+    await S.room.StartMatch({ room_id: roomId, seat_token: created.seat_token, seat_seed: 'conformance-seed' });
     await S.room.LeaveRoom({ room_id: roomId, seat_token: created.seat_token }); // a bot plays the host's seat
     const deadline = Date.now() + MATCH_TIMEOUT_MS - 10000;
     let replay = null;
@@ -728,7 +729,9 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     }
     assert.ok(replay && replay.complete, 'the fair match finished and reached the ledger');
     const seats = replay.events.filter((e) => e.event === 'seat_taken').map((e) => e.seat_taken);
-    assert.equal(seats.find((s) => s.seat === 0).seat_seed, 'conformance-seed', 'the host seat seed is recorded');
+    const matchStarted = replay.events.find((e) => e.event === 'match_started').match_started;
+    assert.equal(matchStarted.starter_seat, 0);
+    assert.equal(matchStarted.starter_seat_seed, 'conformance-seed', 'the host seat seed given at the start is recorded');
     // version 2: room_created (seq 0, before any seat_taken) committed to the match secret that
     // match_ended reveals; every round's server seed and the bot's seat seed derive from it
     assert.equal(replay.events[0].event, 'room_created');
@@ -737,6 +740,8 @@ describe('conformance: a bot-filled match through the public contract', { skip }
     assert.deepEqual(Buffer.from(deal.commitment(secret)), Buffer.from(replay.events[0].room_created.deal_commitment),
       'SHA-256(revealed match secret) = room_created.deal_commitment');
     assert.equal(seats.find((s) => s.seat === 1).seat_seed, deal.drawnSeatSeed(secret, 1), "the bot's seed is the secret's");
+    assert.equal(seats.find((s) => s.seat === 0).seat_seed, deal.drawnSeatSeed(secret, 0),
+      "the host's seed until the start: the secret's (it sent none with CreateRoom)");
     let round = null;
     let rounds = 0;
     for (const ev of replay.events) {

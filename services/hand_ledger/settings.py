@@ -68,7 +68,8 @@ MIN_SEQ_WAIT_S = EnvVar(
 ROOM_ADDRESS = EnvVar(
     "HAND_LEDGER_ROOM_ADDRESS", "",
     "host:port of the room service the ledger's tournaments create their tables' rooms with "
-    "(docs/decisions/0029); empty: tournaments cannot be started",
+    "(docs/decisions/0029); several room instances: host:port,host:port,... (table k at the k-th, "
+    "the next one when it does not answer); empty: tournaments cannot be started",
     raw,
 )
 METRICS_PORT = EnvVar(

@@ -12,6 +12,12 @@ the match runs, and a bot plays it. Entrants' seats are guest seats of the room
 (a label, not an account: the tournament cannot act for a session); their seat
 tokens are handed to each entrant alone by GetMyTable.
 
+Several room instances (``HAND_LEDGER_ROOM_ADDRESS`` a comma-separated list): table k's rooms are
+created at address k mod n (``CreateRoom`` picks a room the receiving instance owns, decision 0020,
+so the tables spread over the instances); an address that does not answer (``UNAVAILABLE``,
+deadline) is passed over for the next one, so a dead instance holds no table back. Every later call
+of a room's making (join, fill, start, leave) is answered by any instance.
+
 ``start`` starts a tournament (the organiser's StartTournament, or the scheduler
 at its start time: ``tournament_driver``).
 """
@@ -33,23 +39,36 @@ log = structlog.get_logger("hand_ledger.tournaments")
 BOT_NAME = "Bot"
 
 
+PASS_OVER = (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED)
+
+
 class Tables:
-    """Creates and starts the rooms of a tournament's tables through ``room_address``."""
+    """Creates and starts the rooms of a tournament's tables through ``room_address`` (one
+    ``host:port``, or several separated by commas: the tables spread over them)."""
 
     def __init__(self, store: TournamentStore, room_address: str) -> None:
         self.store, self.room_address = store, room_address
-        self._channel: grpc.aio.Channel | None = None
+        self.addresses = [a.strip() for a in room_address.split(",") if a.strip()]
+        self._channels: dict[str, grpc.aio.Channel] = {}
+
+    def stub_at(self, address: str) -> rpb_grpc.RoomServiceStub:
+        if address not in self._channels:
+            self._channels[address] = grpc.aio.insecure_channel(address)
+        return rpb_grpc.RoomServiceStub(self._channels[address])
 
     @property
     def stub(self) -> rpb_grpc.RoomServiceStub:
-        if self._channel is None:
-            self._channel = grpc.aio.insecure_channel(self.room_address)
-        return rpb_grpc.RoomServiceStub(self._channel)
+        return self.stub_at(self.addresses[0])
+
+    def order(self, table: int) -> list[str]:
+        """The addresses to try for ``table``'s rooms: its own first (table k: k mod n), then the rest."""
+        k = (table - 1) % len(self.addresses)
+        return self.addresses[k:] + self.addresses[:k]
 
     async def close(self) -> None:
-        if self._channel is not None:
-            await self._channel.close()
-            self._channel = None
+        channels, self._channels = list(self._channels.values()), {}
+        for channel in channels:
+            await channel.close()
 
     async def open_deal(self, t: Tournament, table: int, deal: int) -> bool:
         """Claim, create and start the room of ``table``'s ``deal``; False if already claimed."""
@@ -66,12 +85,13 @@ class Tables:
         return True
 
     async def _play(self, t: Tournament, table: int, deal: int) -> tuple[str, dict[int, str]]:
-        stub, rules = self.stub, options_pb2.RuleSelection.FromString(t.rules)
+        rules = options_pb2.RuleSelection.FromString(t.rules)
         host = t.occupant(table, 0)
-        created = await stub.CreateRoom(rpb.CreateRoomRequest(
+        request = rpb.CreateRoomRequest(
             rules=rules, rounds=t.rounds, visibility=room_pb2.ROOM_VISIBILITY_PRIVATE, seat_count=t.seat_count,
             turn_seconds=t.turn_seconds, player_name=host.name if host else BOT_NAME,
-            player_id=_label(t, table, 0)))
+            player_id=_label(t, table, 0))
+        stub, created = await self._create(table, request)
         room_id, host_token = created.room.room_id, created.seat_token
         tokens = {0: host_token} if host else {}
         for seat in range(1, t.seat_count):
@@ -88,6 +108,20 @@ class Tables:
         if host is None:  # nobody holds seat 0: a bot plays it from now on
             await stub.LeaveRoom(rpb.LeaveRoomRequest(room_id=room_id, seat_token=host_token))
         return room_id, tokens
+
+    async def _create(self, table: int, request: rpb.CreateRoomRequest
+                      ) -> tuple[rpb_grpc.RoomServiceStub, rpb.CreateRoomResponse]:
+        """``CreateRoom`` at the table's own address, or the next one that answers."""
+        order = self.order(table)
+        for i, address in enumerate(order):
+            stub = self.stub_at(address)
+            try:
+                return stub, await stub.CreateRoom(request, timeout=10)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() not in PASS_OVER or i == len(order) - 1:
+                    raise
+                log.warning("tournament_room_address_passed_over", address=address, code=exc.code().name)
+        raise AssertionError("no room address")  # unreachable: order is never empty
 
 
 def _label(t: Tournament, table: int, seat: int) -> str:

@@ -213,7 +213,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     async def StartMatch(self, request: pb.StartMatchRequest, context) -> pb.StartMatchResponse:
         _, seat = await self._seat(context, request.room_id, request.seat_token)
         seed = request.seed if request.HasField("seed") else None
-        reply = await self._call(Command(request.room_id, StartMatch(seed), seat=seat))
+        reply = await self._call(Command(request.room_id, StartMatch(seed, _seat_seed(request)), seat=seat))
         return pb.StartMatchResponse(room=await self._info_after(request.room_id, reply, seat))
 
     @_rpc
@@ -296,5 +296,5 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
 
 def _seat_seed(request) -> str | None:
-    """A create's or join's seat seed (INVALID_ARGUMENT, field seat_seed, when bad); None: the owner draws one."""
+    """A create's, join's or start's seat seed (INVALID_ARGUMENT, field seat_seed, when bad); None: the owner draws one."""
     return check_seat_seed(request.seat_seed) if request.HasField("seat_seed") else None

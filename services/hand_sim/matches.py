@@ -105,12 +105,14 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
                      plans: Mapping[int, Mapping[int, Plan]] | None = None,
                      player_ids: Sequence[str] | None = None, stop_after: int | None = None,
                      fair: bool = False, leave_at: Mapping[int, int] | None = None,
-                     back_at: Mapping[int, int] | None = None, bots: int = 0, **overrides) -> MatchRun:
+                     back_at: Mapping[int, int] | None = None, bots: int = 0, host_seed: str | None = None,
+                     **overrides) -> MatchRun:
     """Create, fill, start and play a match; every stored event in order. ``seed`` fixes the
     deals (version 0) and the moves; with ``fair`` it drives the moves only, and every round is
     dealt provably fair (version 2: server seeds from the room's committed match secret,
     decisions 0022 and 0034). ``bots``: the last ``bots`` seats are the room's bots
-    (``FillWithBots``), not players.
+    (``FillWithBots``), not players. ``host_seed``: the host's own seat seed, given with
+    ``StartMatch`` (decision 0035) rather than with ``CreateRoom``.
 
     ``leave_at`` / ``back_at``: seat → the number of events after which its player leaves
     the match (``LeaveRoom``: a bot plays the seat) / comes back (its next move is its own)."""
@@ -140,7 +142,7 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
         assert await do(JoinRoom(player_name=f"n{s}", player_id=ids[s], token_hash=token(s)))
     if bots:
         assert await do(FillWithBots(level="beginner"), seat=0)
-    assert await do(StartMatch(seed=None if fair else seed), seat=0)
+    assert await do(StartMatch(seed=None if fair else seed, seat_seed=host_seed), seat=0)
     rng = random.Random(seed)
     done: dict[tuple[int, int, str], int] = {}  # (round, seat, "first"/"then") -> turn laid
     while run.room.status == "playing":

@@ -58,6 +58,7 @@ class RemovePlayer:
 @dataclass(frozen=True)
 class StartMatch:
     seed: int | None = None
+    seat_seed: str | None = None  # the host's own seed, given after the commitment (decision 0035)
 
 
 @dataclass(frozen=True)

@@ -195,6 +195,8 @@ def verify_deals(records: Iterable[Recorded]) -> list[DealCheck]:
             seats[ev.seat] = ("empty", "")
         elif isinstance(ev, MatchStarted):
             prev_dealer = None
+            if ev.starter_seat is not None and 0 <= ev.starter_seat < n:  # the host's seed given at the start
+                seats[ev.starter_seat] = (seats[ev.starter_seat][0], ev.starter_seat_seed)
         elif isinstance(ev, RoundDealt):
             if current is not None:
                 out.append(_check_round(options, n, prev_dealer, current, None, m))  # type: ignore[arg-type]

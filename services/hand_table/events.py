@@ -75,6 +75,8 @@ class SeatConnected:
 class MatchStarted:
     seed: int | None  # SECRET: None where redacted
     deal_version: int = 0  # 2: fair, seeds from the room's committed secret; 1: fair, fresh seeds; 0: from the seed
+    starter_seat: int | None = None  # the host, when it gave its own seat seed with StartMatch (0035)
+    starter_seat_seed: str = ""  # that seat's seed from now on
 
 
 @dataclass(frozen=True)

@@ -41,6 +41,21 @@ def _fixed_seed(room: Room, player_id: str, sent: str | None, seat: int) -> str:
     return first
 
 
+def _seed_at_start(room: Room, host: int, sent: str | None) -> tuple[int | None, str]:
+    """The host's own seed given with StartMatch (decision 0035): after ``room_created``'s
+    commitment, so the owner drew its match secret without knowing it. Taken only where the
+    host's seed so far is the one the owner drew for it from that secret (the host sent none
+    with CreateRoom); the same seed again changes nothing; any other is SEAT_SEED_FIXED (0033)."""
+    if sent is None:
+        return None, ""
+    seed, current = check_seat_seed(sent), room.seats[host].seat_seed
+    if seed == current:
+        return None, ""
+    if not room.match_secret or current != drawn_seat_seed(room.match_secret, host):
+        raise RoomError(RoomCode.SEAT_SEED_FIXED, "your seat seed for this room is fixed", field="seat_seed")
+    return host, seed
+
+
 async def on_create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     body: CreateRoom = cmd.body
     secret = new_match_secret()  # committed in the public room_created, before any seat seed is taken
@@ -104,13 +119,15 @@ async def on_fill(d: Decision, cmd: Command, rules: RulesPort) -> None:
 
 async def on_start(d: Decision, cmd: Command, rules: RulesPort) -> None:
     room, body = d.room, cmd.body
-    host_seat(room, cmd)
+    host = host_seat(room, cmd)
     waiting(room)
     if room.free_seats():
         raise RoomError(RoomCode.NOT_ENOUGH_PLAYERS, "every seat must be filled (add bots?)",
                         free=len(room.free_seats()))
+    starter, own = _seed_at_start(room, host, body.seat_seed)
     # a fixed seed (tournaments, tests) deals as before (version 0: nothing to commit to, the
     # seed's holder knows every deck); otherwise every round is provably fair (decision 0022)
     d.add(MatchStarted(seed=secrets.randbits(63) if body.seed is None else body.seed,
-                       deal_version=0 if body.seed is not None else fair_version(room)))
+                       deal_version=0 if body.seed is not None else fair_version(room),
+                       starter_seat=starter, starter_seat_seed=own))
     await deal(d, rules)

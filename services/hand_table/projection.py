@@ -91,6 +91,12 @@ def _(ev: TurnTimedOut, room, at, after, seq):
 def _(ev: MatchStarted, room, at, after, seq):
     if ev.seed is None:
         raise ValueError("match_started without its seed cannot be folded")
+    if ev.starter_seat is not None:  # the host's own seed, given with StartMatch (decision 0035)
+        who = room.seats[ev.starter_seat].player_id
+        room = _seat(room, ev.starter_seat, seat_seed=ev.starter_seat_seed)
+        if who:
+            room = replace(room, player_seeds=tuple((p, ev.starter_seat_seed if p == who else s)
+                                                    for p, s in room.player_seeds))
     return replace(room, status="playing", match=start_match(room.options, room.n, ev.seed),
                    deal_version=ev.deal_version)
 

@@ -46,3 +46,32 @@ async def test_a_seat_seed_is_fixed_for_the_room_once_the_player_sat_down(broker
     finally:
         await channel.close()
         await server.stop(grace=0)
+
+
+async def test_the_hosts_seed_given_with_start_match_is_recorded_publicly(broker, tmp_path: Path, unique: str) -> None:
+    """Decision 0035 over gRPC: StartMatchRequest.seat_seed (a bad one INVALID_ARGUMENT, field
+    seat_seed) becomes the host's seed, public in match_started, once room_created committed."""
+    await make_topics(broker, topics_for(unique))
+    server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
+    channel = grpc.aio.insecure_channel(server.target)
+    try:
+        stub = pb_grpc.RoomServiceStub(channel)
+        created, players = await create_room(stub, "hand", seats=2)  # the host sends no seed at create
+        room_id, token = created.room.room_id, players[0].token
+        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token))
+        status, detail = await refusal(stub.StartMatch(pb.StartMatchRequest(
+            room_id=room_id, seat_token=token, seat_seed="bad\x01")))
+        assert (status, detail.params["field"]) == (grpc.StatusCode.INVALID_ARGUMENT, "seat_seed")
+        started = await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token,
+                                                             seat_seed="host-after-commit"))
+        found = None
+        async for msg in stub.Watch(pb.WatchRequest(room_id=room_id, seat_token=token)):
+            if msg.HasField("event") and msg.event.WhichOneof("event") == "match_started":
+                found = msg.event.match_started
+            if msg.HasField("event") and msg.event.seq >= started.room.next_seq - 1 or found is not None:
+                break
+        assert found is not None and (found.starter_seat, found.starter_seat_seed) == (0, "host-after-commit")
+        assert not found.HasField("seed")  # the match seed stays secret
+    finally:
+        await channel.close()
+        await server.stop(grace=0)

@@ -82,10 +82,12 @@ class PlayNow:
         preset, seats = key.split(":")[1], int(key.split(":")[2])
         now = time.time() if t.open else t.closed_at
         waited = self.schedule.waited(t, now)
+        # a quitter's hold (decision 0027's ladder) comes before the bot-fill wait, and shows in bots_in_ms
+        held = max(0.0, t.opened_at + self.schedule.delay(t.quits) - now)
         out = pb.Ticket(ticket_id=t.ticket_id, status=_STATUS.get(t.status, pb.TICKET_STATUS_WAITING),
                         preset=preset, seat_count=seats, rating=t.rating,
                         rating_range=self.schedule.range_at(waited), waited_ms=int((now - t.opened_at) * 1000),
-                        bots_in_ms=int(max(0.0, self.schedule.bot_fill_s - waited) * 1000))
+                        bots_in_ms=int((held + max(0.0, self.schedule.bot_fill_s - waited)) * 1000))
         if t.status == SEATED:
             out.room_id = t.room_id
             out.seat = t.seat or 0

@@ -32,7 +32,7 @@ def _body(b) -> tuple[str, object]:
         case FillWithBots():
             return "fill_with_bots", pb.FillWithBotsCommand(level=level_to_proto(b.level))
         case StartMatch():
-            return "start_match", pb.StartMatchCommand(seed=b.seed)
+            return "start_match", pb.StartMatchCommand(seed=b.seed, seat_seed=b.seat_seed)
         case RemovePlayer():
             return "remove_player", pb.RemovePlayerCommand(removed_seat=b.seat)
         case Act():
@@ -81,7 +81,7 @@ def _from(member: str, b):
         case "fill_with_bots":
             return FillWithBots(level=LEVEL_NAMES.get(b.level, "beginner"))
         case "start_match":
-            return StartMatch(seed=_opt(b, "seed"))
+            return StartMatch(seed=_opt(b, "seed"), seat_seed=_opt(b, "seat_seed"))
         case "remove_player":
             return RemovePlayer(seat=b.removed_seat)
         case "act":

@@ -82,7 +82,8 @@ def _body(ev: RoomEvent):
         case SeatConnected():
             return pb.SeatConnected(seat=ev.seat, connected_at=_ts(ev.connected_at))
         case MatchStarted():
-            return pb.MatchStarted(seed=ev.seed, deal_version=ev.deal_version)
+            return pb.MatchStarted(seed=ev.seed, deal_version=ev.deal_version, starter_seat=ev.starter_seat,
+                                   starter_seat_seed=ev.starter_seat_seed)
         case RoundDealt():
             return pb.RoundDealt(round_no=ev.round_no, dealer=ev.dealer, deck=cards_out(ev.deck),
                                  events=[event_to_proto(e) for e in ev.events], server_seed=ev.server_seed)
@@ -134,7 +135,9 @@ def _event(member: str, b) -> RoomEvent:
         case "seat_connected":
             return SeatConnected(seat=b.seat, connected_at=_secs(b.connected_at))
         case "match_started":
-            return MatchStarted(seed=b.seed if b.HasField("seed") else None, deal_version=b.deal_version)
+            return MatchStarted(seed=b.seed if b.HasField("seed") else None, deal_version=b.deal_version,
+                                starter_seat=b.starter_seat if b.HasField("starter_seat") else None,
+                                starter_seat_seed=b.starter_seat_seed)
         case "round_dealt":
             return RoundDealt(round_no=b.round_no, dealer=b.dealer, deck=cards_in(b.deck, field="deck"),
                               events=tuple(event_from_proto(e) for e in b.events), server_seed=b.server_seed)
