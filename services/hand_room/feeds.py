@@ -54,11 +54,13 @@ class RoomFeed:
         self.room: Room | None = None
         self.subscribers: set[asyncio.Queue] = set()
         self._inbox: asyncio.Queue[tuple[Recorded, Room | None, bool]] = asyncio.Queue()
+        self.known = 0  # the seq after the last event offered or read: what the feed will reach
         self._task: asyncio.Task | None = None
         self._ready = asyncio.Event()
 
     async def start(self) -> None:
         self.room = await self.repo.get(self.room_id, fresh=True)
+        self.known = max(self.known, self.room.seq if self.room is not None else 0)
         self._ready.set()
         self._task = asyncio.create_task(self._run(), name=f"feed-{self.room_id}")
 
@@ -69,6 +71,7 @@ class RoomFeed:
                 await self._task
 
     def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+        self.known = max(self.known, rec.seq + 1)
         self._inbox.put_nowait((rec, after, trusted))
 
     def sync(self) -> None:
@@ -94,6 +97,7 @@ class RoomFeed:
             stored = await self.store.load(self.room_id, head, limit=CATCH_UP_PAGE)
             for ev in stored:
                 self._publish(decode(ev.payload), None, False)
+            self.known = max(self.known, self.room.seq if self.room is not None else 0)
             if len(stored) < CATCH_UP_PAGE:
                 return
 
@@ -139,6 +143,16 @@ class Feeds:
             feed.offer(rec, after, trusted)
         else:
             self.repo.observe(rec, after, trusted)
+
+    def behind(self, rooms: dict[str, Room | None]) -> None:
+        """The owner's rooms as it holds them: a feed that will not reach one of them (an event
+        committed by a previous owner after the room moved here, which no topic brings this
+        instance any more) catches up with the store."""
+        for room_id, room in rooms.items():
+            feed = self._feeds.get(room_id)
+            if feed is not None and room is not None and feed.known < room.seq:
+                feed.known = room.seq
+                feed.sync()
 
     def sync(self, room_ids=None) -> None:
         """Each feed of ``room_ids`` (None: every feed) catches up with the store."""

@@ -145,6 +145,8 @@ class CommandPipeline:
         # transaction (DuplicateAction: the first seqs are answered, nothing is written), and a
         # refused command looks its id up then (_answered_before). One store read less a pass.
         rooms = await budget.call(self._rooms(list(by_room)))
+        if self.feeds is not None:
+            self.feeds.behind(rooms)
         batch = _Batch()
         if len(by_room) == 1:  # the common case at human pace: no task to gather
             for r, cmds in by_room.items():

@@ -181,3 +181,31 @@ async def test_a_move_the_topic_never_brings_reaches_a_non_owners_stream_from_th
     await wait_for(lambda: on_a.latest.room.next_seq > head, 10)
     assert [seq_of(m) for m in on_a.messages if m.HasField("event")][-1] == seq_of(w.latest)
     await on_a.close()
+
+
+async def test_a_late_commit_of_a_previous_owner_reaches_the_new_owners_streams(pair, tmp_path: Path) -> None:
+    """The chaos test's second stall: after the broker's restart the room moved to the instance
+    holding its streams, and the old owner, not yet told, committed one more move. The new owner
+    reads the room (with that move) from the store, but no topic brings the move to its own
+    streams (an owner's feed takes its own commits only): the streams stayed a move behind and
+    every Act made from them was refused NOT_YOUR_TURN, for good. Now a feed behind the room the
+    owner holds catches up with the store."""
+    import time
+
+    from hand_table import Act, Command, decide
+    from hand_wire import action_from_proto, encode
+    from hand_room.rules_port import LocalRules
+
+    room_id, w, mover, seat_w, discard, head = await a_move_ready(pair.stub_b)  # owned by b, streams on b
+    repo = pair.b.instance.repo
+    room = await repo.get(room_id)
+    d = await decide(room, Command(room_id, Act(action_from_proto(discard)), seat=mover.seat), time.time(),
+                     LocalRules())
+    async with EventStore(f"sqlite:///{tmp_path / 'events.db'}") as store:  # the old owner's late commit
+        await store.append_batch([(room_id, room.seq, [(e.kind, encode(e)) for e in d.events], None)])
+    repo.forget(room_id)  # the room came to b: its owner reads it from the store
+    await asyncio.sleep(0.5)
+    assert seq_of(seat_w.latest) < head  # the streams have not seen it
+    with pytest.raises(grpc.aio.AioRpcError):  # a move made from the stale view
+        await mover.act(discard)
+    await wait_for(lambda: seq_of(seat_w.latest) >= head and seq_of(w.latest) >= head, 10)
