@@ -226,8 +226,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       {/* the dock: the hand and every move of a turn; on a phone it stays at the bottom of the screen */}
       <section class="hand dock" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null || inFlight} data-held={view.hand.length}>
         <div class="dock-head"><h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
-          <MySeat name={name(mySeat)} state={seatState(mySeat)} opened={!!view.seats.find((s) => s.seat === mySeat)?.opened}
-            held={hand.length + (optimistic?.draw ? 1 : 0)} /></div>
+          <MySeat name={name(mySeat)} state={seatState(mySeat)} opened={!!view.seats.find((s) => s.seat === mySeat)?.opened} /></div>
         {duty && <p class="duty">{duty}</p>}
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
           onClick={() => toggle(c)} drag={`hand:${c}`} mark={markOf(c)} />)}

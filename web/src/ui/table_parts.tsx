@@ -17,14 +17,13 @@ export function PileHistory({ pile }: { pile: number[] }) {
   </>;
 }
 
-/** The player's own place at the table: name, state (playing / away / back), opened, cards held; the
- * chat bubble of its own phrases shows beside the quick-chat button. */
-export function MySeat({ name, state, opened, held }: { name: string; state: string; opened: boolean; held: number }) {
+/** The player's own place at the table, beside "Your hand (n)": name, state (playing / away / back),
+ * opened; the chat bubble of its own phrases shows beside the quick-chat button. */
+export function MySeat({ name, state, opened }: { name: string; state: string; opened: boolean }) {
   const tx = t();
   return <div class="my-seat" role="region" aria-label={tx.yourSeat}>
     <strong><bdi>{name}</bdi></strong> <span class="badge">{tx.you}</span>
     <span class="badge">{state}</span>{opened && <span class="badge open">{tx.opened}</span>}
-    <span class="held">{tx.cards(held)}</span>
   </div>;
 }
 
