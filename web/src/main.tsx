@@ -5,7 +5,7 @@ import { Leaderboard } from "./ui/leaders";
 import { Lobby, go } from "./ui/lobby";
 import { Replay } from "./ui/replay";
 import { Rules } from "./ui/rules";
-import { MuteButton } from "./ui/mute";
+import { Header } from "./ui/header";
 import { Table } from "./ui/table";
 import { TournamentPage } from "./ui/tournament";
 import { Tournaments } from "./ui/tournaments";
@@ -20,16 +20,7 @@ function App() {
   const [page, id, mode] = path;
   const flip = () => { const next = getLang() === "ar" ? "en" : "ar"; setLang(next); setLangState(next); };
   return <>
-    <header>
-      <h1><a href="#/">{tx.title}</a></h1>
-      <nav>
-        <a href="#/">{tx.lobby}</a>
-        <a href="#/tournaments">{tx.tournaments}</a>
-        <a href="#/leaders">{tx.leaderboard}</a>
-        <MuteButton />
-        <button type="button" class="lang" onClick={flip}>{tx.language}</button>
-      </nav>
-    </header>
+    <Header onFlip={flip} />
     {page === "room" && id ? <Table key={`${id}-${mode}`} roomId={id} spectate={mode === "watch"} />
       : page === "replay" && id ? <Replay roomId={id} />
       : page === "tournament" && id ? <TournamentPage key={id} id={id} />

@@ -25,6 +25,7 @@ import { AwayBanner } from "./away";
 import { Waiting } from "./waiting";
 import { Seating } from "./seating";
 import { NextRound, nextRoundDealt } from "./next_round";
+import { Log, MySeat, PileHistory } from "./table_parts";
 
 type ActionInit = Parameters<typeof rooms.act>[0]["action"];
 
@@ -70,7 +71,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
     }
     if (u.view) setView(u.view);
     if (u.room) setRoom(u.room);
-    if (u.line()) setLog((l) => [...l.slice(-40), u.line]);
+    if (u.line()) setLog((l) => [...l.slice(-199), u.line]);
     heard(roomId, u); // quick chat: bubbles (ui/chat.tsx)
     const who = u.seat;
     if (who !== undefined && u.kind === "seat_back") setBackSeats((b) => [...b.filter((x) => x !== who), who]);
@@ -207,6 +208,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
       <div class="pile" {...dropTarget((kind, id) => kind === "hand" && playStep && discard(id))}>
         <h3>{tx.pile} ({num(view?.pile.length ?? 0)})</h3>
         {top !== null ? <Card key={top} id={top} drag={`pile:${top}`} onClick={drawStep ? take : undefined} /> : <div class="slot" />}
+        <PileHistory pile={view?.pile ?? []} />
       </div>
     </section>
     <section class="melds" aria-label={tx.table}>
@@ -223,7 +225,8 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         evaluation={evaluation} playStep={playStep} onLay={layMelds} onSuggest={doSuggest} />
       {/* the dock: the hand and every move of a turn; on a phone it stays at the bottom of the screen */}
       <section class="hand dock" aria-label={tx.yourHand} {...dropTarget((kind) => kind === "pile" && drawStep && take())} aria-busy={pending.current !== null || inFlight} data-held={view.hand.length}>
-        <h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
+        <div class="dock-head"><h3>{tx.yourHand} ({num(hand.length + (optimistic?.draw ? 1 : 0))})</h3>
+          <MySeat name={name(mySeat)} state={seatState(mySeat)} opened={!!view.seats.find((s) => s.seat === mySeat)?.opened} /></div>
         {duty && <p class="duty">{duty}</p>}
         <div class="cards">{hand.map((c) => <Card id={c} selected={selected.includes(c)} staged={groups.some((g) => g.includes(c))}
           onClick={() => toggle(c)} drag={`hand:${c}`} mark={markOf(c)} />)}
@@ -240,7 +243,7 @@ export function Table({ roomId, spectate }: { roomId: string; spectate: boolean 
         <p class="hint">{tx.hint}</p>
       </section>
     </>}
-    <ol class="log" aria-label="log">{log.slice(-8).map((l) => <li>{l()}</li>)}</ol>
+    <Log lines={log} />
     {scored && <ScoreSheet roomId={roomId} roundNo={scored.roundNo} result={scored.result} room={room}
       minSeq={seen.current >= 0n ? seen.current : undefined}
       over={room.status === RoomStatus.FINISHED} onClose={() => setScored(null)}>
