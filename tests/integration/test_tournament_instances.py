@@ -41,8 +41,20 @@ def _session(player: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
-@pytest.mark.timeout(240)
-async def test_a_tournaments_tables_are_owned_by_different_room_instances(broker, tmp_path, unique) -> None:
+class TwoInstances:
+    """Room instances a and b sharing the partitions, the bots, and a ledger that reaches both."""
+
+    def __init__(self, a, b, ledger, channel) -> None:
+        self.a, self.b, self.ledger, self.channel = a, b, ledger, channel
+        self.b_stopped = False
+
+    async def stop_b(self) -> None:
+        await self.b.stop(grace=0)
+        self.b_stopped = True
+
+
+@pytest.fixture
+async def two(broker, tmp_path, unique):
     topics = topics_for(unique)
     await make_topics(broker, topics, partitions=PARTITIONS)
     url = f"sqlite:///{tmp_path / 'events.db'}"
@@ -58,6 +70,21 @@ async def test_a_tournaments_tables_are_owned_by_different_room_instances(broker
     ledger = LedgerServer(config, broker, topic=topics["events"])
     await ledger.start()
     channel = grpc.aio.insecure_channel(ledger.target)
+    two = TwoInstances(a, b, ledger, channel)
+    try:
+        yield two
+    finally:
+        await channel.close()
+        await ledger.stop()
+        await bots.stop()
+        await a.stop(grace=0)
+        if not two.b_stopped:
+            await b.stop(grace=0)
+
+
+@pytest.mark.timeout(240)
+async def test_a_tournaments_tables_are_owned_by_different_room_instances(two) -> None:
+    a, b, ledger, channel = two.a, two.b, two.ledger, two.channel
     room_channel = grpc.aio.insecure_channel(a.target)
     org = _session("player-org")
     try:
@@ -107,62 +134,33 @@ async def test_a_tournaments_tables_are_owned_by_different_room_instances(broker
         finally:
             await tables.close()
     finally:
-        await channel.close()
         await room_channel.close()
-        await ledger.stop()
-        await bots.stop()
-        await a.stop(grace=0)
-        await b.stop(grace=0)
 
 
 @pytest.mark.timeout(240)
-async def test_a_room_instance_that_stops_mid_tournament_loses_no_table(broker, tmp_path, unique) -> None:
-    topics = topics_for(unique)
-    await make_topics(broker, topics, partitions=PARTITIONS)
-    url = f"sqlite:///{tmp_path / 'events.db'}"
-    a = await start_instance(broker, unique, url)
-    b = await start_instance(broker, unique, url)
-    await wait_for(lambda: a.owner.owned and b.owner.owned and len(a.owner.owned | b.owner.owned) == PARTITIONS
-                   and not (a.owner.owned & b.owner.owned), 60)
-    bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
-    await bots.start()
-    config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'l.db'}",
-                                    "HAND_LEDGER_GROUP": f"ledger-{unique}", "HAND_SHUTDOWN_GRACE_S": "0",
-                                    "HAND_LEDGER_ROOM_ADDRESS": f"{a.target},{b.target}"})
-    ledger = LedgerServer(config, broker, topic=topics["events"])
-    await ledger.start()
-    channel = grpc.aio.insecure_channel(ledger.target)
+async def test_a_room_instance_that_stops_mid_tournament_loses_no_table(two) -> None:
+    a, b, channel = two.a, two.b, two.channel
     org = _session("player-org")
-    b_stopped = False
-    try:
-        stub = pb_grpc.TournamentServiceStub(channel)
-        t = (await stub.CreateTournament(pb.CreateTournamentRequest(
-            name="An instance stops", organiser_name="Org", rules=options_pb2.RuleSelection(preset="hand"),
-            rounds=1, seat_count=2, deals=2, tables=2, bot_level=room_pb2.BOT_LEVEL_BEGINNER, turn_seconds=60),
-            metadata=org)).tournament
-        tid = t.tournament_id
-        await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)
-        b_owned = set(b.owner.owned)
-        await b.stop(grace=0)  # table 2's first room (owned by b) is mid-play
-        b_stopped = True
-        deadline = time.monotonic() + 180
-        while time.monotonic() < deadline:
-            t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
-            if t.deals_played == 4:
-                break
-            await asyncio.sleep(0.3)
-        assert t.deals_played == 4, t
-        await stub.CloseTournament(pb.CloseTournamentRequest(tournament_id=tid), metadata=org)
-        got = await stub.GetTournamentStandings(pb.GetTournamentStandingsRequest(tournament_id=tid))
-        rooms = {(r.table, r.deal): r.room_id for r in got.rooms}
-        assert sorted(rooms) == [(1, 1), (1, 2), (2, 1), (2, 2)] and len(got.standings) == 4
-        assert partition_of(rooms[2, 1], PARTITIONS) in b_owned  # played on at a after b stopped
-        # table 2's second deal was made at a (b did not answer)
-        assert partition_of(rooms[2, 2], PARTITIONS) in a.owner.owned
-    finally:
-        await channel.close()
-        await ledger.stop()
-        await bots.stop()
-        await a.stop(grace=0)
-        if not b_stopped:
-            await b.stop(grace=0)
+    stub = pb_grpc.TournamentServiceStub(channel)
+    t = (await stub.CreateTournament(pb.CreateTournamentRequest(
+        name="An instance stops", organiser_name="Org", rules=options_pb2.RuleSelection(preset="hand"),
+        rounds=1, seat_count=2, deals=2, tables=2, bot_level=room_pb2.BOT_LEVEL_BEGINNER, turn_seconds=60),
+        metadata=org)).tournament
+    tid = t.tournament_id
+    await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)
+    b_owned = set(b.owner.owned)
+    await two.stop_b()  # table 2's first room (owned by b) is mid-play
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+        if t.deals_played == 4:
+            break
+        await asyncio.sleep(0.3)
+    assert t.deals_played == 4, t
+    await stub.CloseTournament(pb.CloseTournamentRequest(tournament_id=tid), metadata=org)
+    got = await stub.GetTournamentStandings(pb.GetTournamentStandingsRequest(tournament_id=tid))
+    rooms = {(r.table, r.deal): r.room_id for r in got.rooms}
+    assert sorted(rooms) == [(1, 1), (1, 2), (2, 1), (2, 2)] and len(got.standings) == 4
+    assert partition_of(rooms[2, 1], PARTITIONS) in b_owned  # played on at a after b stopped
+    # table 2's second deal was made at a (b did not answer)
+    assert partition_of(rooms[2, 2], PARTITIONS) in a.owner.owned
