@@ -53,6 +53,17 @@ class TwoInstances:
         self.b_stopped = True
 
 
+async def _all_deals_played(stub, tid: str, deals: int, timeout_s: float) -> None:
+    """Until the tournament has played ``deals`` deals (its tables' bots play them)."""
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
+        if t.deals_played == deals:
+            return
+        await asyncio.sleep(0.3)
+    assert t.deals_played == deals, t
+
+
 @pytest.fixture
 async def two(broker, tmp_path, unique):
     topics = topics_for(unique)
@@ -97,13 +108,7 @@ async def test_a_tournaments_tables_are_owned_by_different_room_instances(two) -
         t = (await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)).tournament
         assert t.status == pb.TOURNAMENT_STATUS_RUNNING and t.tables == 2 and t.deals_total == 4
 
-        deadline = time.monotonic() + 150
-        while time.monotonic() < deadline:
-            t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
-            if t.deals_played == 4:
-                break
-            await asyncio.sleep(0.3)
-        assert t.deals_played == 4, t
+        await _all_deals_played(stub, tid, 4, 150)
         closed = (await stub.CloseTournament(pb.CloseTournamentRequest(tournament_id=tid), metadata=org)).tournament
         assert closed.status == pb.TOURNAMENT_STATUS_CLOSED
         got = await stub.GetTournamentStandings(pb.GetTournamentStandingsRequest(tournament_id=tid))
@@ -150,13 +155,7 @@ async def test_a_room_instance_that_stops_mid_tournament_loses_no_table(two) -> 
     await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)
     b_owned = set(b.owner.owned)
     await two.stop_b()  # table 2's first room (owned by b) is mid-play
-    deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
-        t = (await stub.GetTournament(pb.GetTournamentRequest(tournament_id=tid))).tournament
-        if t.deals_played == 4:
-            break
-        await asyncio.sleep(0.3)
-    assert t.deals_played == 4, t
+    await _all_deals_played(stub, tid, 4, 180)
     await stub.CloseTournament(pb.CloseTournamentRequest(tournament_id=tid), metadata=org)
     got = await stub.GetTournamentStandings(pb.GetTournamentStandingsRequest(tournament_id=tid))
     rooms = {(r.table, r.deal): r.room_id for r in got.rooms}
