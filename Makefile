@@ -13,7 +13,7 @@ PROTOS := $(wildcard proto/hand/v1/*.proto)
 GEN_STAMP := gen/.stamp
 NODE_STAMP := node_modules/.stamp
 
-.PHONY: help venv proto proto-release lint imports test test-fast research soak soak-bots soak-broker fuzz verify-deal run bench clean web chromium promtool test-web
+.PHONY: help venv proto proto-release lint imports test test-fast bench-smoke research soak soak-bots soak-broker fuzz verify-deal run bench clean web chromium promtool test-web
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed -E 's/:.*## /\t/'
@@ -60,10 +60,13 @@ imports: $(STAMP) ## the layering of docs/architecture.md (import-linter contrac
 	$(VENV)/bin/lint-imports
 
 test: $(GEN_STAMP) lint imports web chromium promtool ## the product's test suite (CI runs this); the slow suites: make soak-bots, make research
-	$(PY) -m pytest -q -n 2 --dist worksteal -m 'not slow' --ignore=tests/research tests
+	$(PY) -m pytest -q -n 2 --dist worksteal -m 'not slow and not bench' --ignore=tests/research tests
 
 test-fast: $(GEN_STAMP) promtool ## unit + property tests, without the slow ones, fewer random examples (tests/scale_support.py)
-	HAND_TEST_FAST=1 $(PY) -m pytest -q -n 2 -m 'not slow' tests/unit tests/property
+	HAND_TEST_FAST=1 $(PY) -m pytest -q -n 2 -m 'not slow and not bench' tests/unit tests/property
+
+bench-smoke: $(GEN_STAMP) ## the benchmarks' whole-stack smoke runs (marked bench; out of make test for its time budget)
+	$(PY) -m pytest -q -n 2 -m bench tests
 
 research: $(GEN_STAMP) ## smoke tests of the bot-strength research (research/botlab; apart from make test, which keeps to the product)
 	$(PY) -m pytest -q -n 2 tests/research

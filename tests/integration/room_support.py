@@ -327,7 +327,7 @@ async def bots_play_a_match(stack, store_path, timeout_s: float = 240) -> tuple[
         stub = pb_grpc.RoomServiceStub(channel)
         created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
         room_id, token = created.room.room_id, players[0].token
-        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
+        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=2))
         await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
         await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
         deadline = time.monotonic() + timeout_s

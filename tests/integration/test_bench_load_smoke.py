@@ -11,7 +11,7 @@ import pytest
 from hand_infra.settings import kafka_settings
 from tests.bench_support import load_bench
 
-pytestmark = pytest.mark.skipif(not kafka_settings().embedded, reason="starts the embedded broker")
+pytestmark = [pytest.mark.bench, pytest.mark.skipif(not kafka_settings().embedded, reason="starts the embedded broker")]
 
 
 @pytest.fixture(autouse=True)

@@ -15,6 +15,8 @@ import pytest
 
 from tests.bench_support import load_bench
 
+pytestmark = pytest.mark.bench  # make bench-smoke (out of make test: its time budget)
+
 
 def _load():
     return load_bench("bench_rooms", "bench_rooms")

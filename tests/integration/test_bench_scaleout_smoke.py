@@ -14,6 +14,8 @@ import pytest
 
 from tests.bench_support import load_bench
 
+pytestmark = pytest.mark.bench  # make bench-smoke (out of make test: its time budget)
+
 
 def _alive(pid: int) -> bool:
     try:
