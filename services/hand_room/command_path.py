@@ -21,7 +21,7 @@ Action ids: an id is bound to a move only when the move is applied (stored
 with its events). A refused move binds nothing, so a retry with the same id is
 judged again on the room as it is then — the same answer on every owner.
 
-Kept whole (about 380 lines): the queue and the pass are one path, read top to
+Kept whole (about 400 lines): the queue and the pass are one path, read top to
 bottom from ``submit`` to the reply — the queue is only the pass's input, and the
 pass is one sequence (decide, append, settle each result, reply, publish, arm)
 over one batch's state; split, a newcomer following a command would open both,

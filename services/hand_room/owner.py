@@ -196,7 +196,7 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- hand.room-commands
     async def _on_batch(self, batch: dict) -> None:
-        """A batch of ``hand.room-commands``, grouped by room, through the pipeline (the loop
+        """A batch of ``hand.room-commands``, grouped by room, through the command path's pass (the loop
         commits its offsets after)."""
         by_room: dict[str, list[Command]] = {}
         for msgs in batch.values():
