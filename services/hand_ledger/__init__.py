@@ -3,10 +3,11 @@ ratings, and replays of every room, projected from ``hand.room-events``.
 
 - :mod:`hand_ledger.consumer` — the consumer group; ordering per room
   (:mod:`hand_ledger.ordering`), commits after the database;
-- :mod:`hand_ledger.store` — ingest in one transaction per batch, the archive
-  row of each event being its tracking record (:mod:`hand_ledger._schema`);
-- :mod:`hand_ledger.project` — the projections; :mod:`hand_ledger.sheets`
-  (docs/rules.md §9–§10, pure) and :mod:`hand_ledger.ratings` (openskill);
+- :mod:`hand_ledger.store` — the database, its positions in other stores;
+- :mod:`hand_ledger.project` — ingest in one transaction per batch, the archive
+  row of each event being its tracking record (:mod:`hand_ledger._schema`), and
+  the projections; :mod:`hand_ledger.sheets` (docs/rules.md §9–§10, pure) and
+  :mod:`hand_ledger.ratings` (openskill);
 - :mod:`hand_ledger.reads` — read models; :mod:`hand_ledger.replay` — folds
   and the replay check; :mod:`hand_ledger.replay_cache` — their cache;
 - :mod:`hand_ledger.service` / :mod:`hand_ledger.grpc_messages` /

@@ -2,10 +2,10 @@
 
 consume a batch → order it per room (:class:`~hand_ledger.ordering.Hold`,
 seeded from the archive) → record what is ready in one transaction
-(:meth:`LedgerStore.ingest`) → commit the offsets that are now safe. The
-Kafka commit always follows the database commit, so a crash between the
-two only redelivers events the archive already has, and those are dropped
-as duplicates. An event ahead of a gap is held (its offset is not
+(:func:`~hand_ledger.project.ingest`: each event's archive row and its
+effects) → commit the offsets that are now safe. The Kafka commit always
+follows the database commit, so a crash between the two only redelivers
+events the archive already has, and those are dropped as duplicates. An event ahead of a gap is held (its offset is not
 committed) until the gap fills.
 
 If a transaction fails (a database error, or an ``IntegrityError`` because
@@ -52,6 +52,7 @@ from hand_wire import Delivered, decode
 from .ordering import Hold
 from .discovery import CURSOR, RoomDiscovery
 from .metrics import DISCOVERED, REPAIRED, ROOMS_WAITING, GameTally
+from .project import ingest
 from .repair import GapRepair
 from .settings import GROUP
 from .store import LedgerStore
@@ -183,7 +184,7 @@ class LedgerConsumer:
             ready.extend(self.hold.offer(item))
             if self.repair is not None:
                 self.repair.seen(item.room_id)
-        await self.store.ingest(ready)
+        await ingest(self.store, ready)
         self.tally.observe(ready)
         for item in ready:
             if self.repair is not None:

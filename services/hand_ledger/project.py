@@ -1,33 +1,106 @@
-"""The projections: one event's effects, inside the caller's transaction.
+"""Recording room events: each one archived exactly once, with its effects.
 
-``project(conn, recorded)`` updates rooms, seats, score sheets, match results
-and player statistics for one room event, dispatched on the event's type
-(``hand_table`` dataclasses). The archive row (the tracking record) is
-written by the caller in the same transaction, so an event's effects happen
-exactly once. Kinds with no effect here (moves, presence) are only archived.
+:func:`ingest` writes a batch of events — each one's archive row (its
+tracking record) and all its effects — in **one transaction**: after a crash
+either all of the batch is there or none of it. A row already archived makes
+the insert fail on the key (``IntegrityError``): the batch was, at least in
+part, recorded before (by this process before a restart, or by another
+replica during a rebalance), and the caller re-reads from the archive. An
+event whose projection raises (a payload that does not fit its room) cannot
+block the others: the batch is retried one event per transaction, and such an
+event is archived with its error and no effect.
+
+``project(conn, recorded)`` is one event's effects, inside that transaction:
+rooms, seats, score sheets, match results and player statistics, dispatched on
+the event's type (``hand_table`` dataclasses). Kinds with no effect here
+(moves, presence) are only archived.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from datetime import UTC, datetime
 from functools import singledispatch
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+import structlog
 
 from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_wire import options_from_json, options_to_json
+from hand_infra.sqlstore import STORE_ERRORS
+from hand_wire import Delivered, options_from_json, options_to_json
 from hand_table import (
     MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft, SeatTaken,
 )
 
-from . import ratings
+from . import handles, ratings
 from .match_rating import rate_match
-from ._schema import lines, matches, players, rooms, rounds, seats, team_lines
+from ._schema import events, lines, matches, players, rooms, rounds, seats, team_lines
 from .reads import load_rounds
 from .sheets import ScoredRound, match_outcome, score_round
+
+
+if TYPE_CHECKING:
+    from .store import LedgerStore
+
+log = structlog.get_logger("hand_ledger.store")
+
+
+async def ingest(store: LedgerStore, batch: Sequence[Delivered]) -> int:
+    """Record ``batch`` (in seq order per room) and its effects in ``store``; return its size.
+
+    Raises ``IntegrityError`` if any of it was recorded before, other
+    database errors (and a database that is down: ``STORE_ERRORS``) as they
+    come; nothing of the batch is kept then. Only an event whose projection
+    itself fails is archived with its error (quarantined).
+    """
+    if not batch:
+        return 0
+    try:
+        await _ingest(store, batch)
+    except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
+        raise
+    except Exception:
+        if len(batch) == 1:
+            await _quarantine(store, batch[0])
+        else:
+            for item in batch:
+                await ingest(store, [item])
+            return len(batch)
+    store.ingested += len(batch)
+    store.progress.moved()
+    return len(batch)
+
+
+async def _ingest(store: LedgerStore, batch: Sequence[Delivered], error: str | None = None) -> None:
+    now = datetime.now(UTC)
+    async with store._write() as conn:
+        await conn.execute(insert(events), [
+            {"room_id": e.room_id, "seq": e.seq, "kind": e.kind, "payload": e.payload,
+             "recorded_at": now, "error": error} for e in batch])
+        if error is not None:
+            return
+        for e in batch:
+            await project(conn, e.recorded)
+            await handles.record(conn, store.handle_secret, e.recorded)
+            if store.after_event is not None:
+                store.after_event(e)
+
+
+async def _quarantine(store: LedgerStore, item: Delivered) -> None:
+    try:
+        await _ingest(store, [item])
+        return
+    except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
+        raise
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"
+    log.error("projection_failed", room_id=item.room_id, seq=item.seq, kind=item.kind, error=error)
+    await _ingest(store, [item], error=error)
+    store.failed += 1
 
 
 def _upsert(conn: AsyncConnection, table, keys: list[str], update: dict[str, Any], **values: Any):

@@ -1,17 +1,11 @@
-"""The ledger's store: ingest room events exactly once, and read the projections.
+"""The ledger's store: its database, the positions it keeps in other stores, and the
+reads the consumer needs (``next_seqs``).
 
 SQLite (the embedded default, a file in WAL mode) or PostgreSQL, by URL,
-one code path (the event store's engine set-up). :meth:`LedgerStore.ingest`
-writes a batch of events — each one's archive row (its tracking record)
-and all its effects — in **one transaction**: after a crash either all of
-the batch is there or none of it. A row already archived makes the insert
-fail on the key (``IntegrityError``): the batch was, at least in part,
-recorded before (by this process before a restart, or by another replica
-during a rebalance), and the caller re-reads from the archive.
-
-An event whose projection raises (a payload that does not fit its room) cannot block the
-others: the batch is retried one event per transaction, and such an event
-is archived with its error and no effect.
+one code path (the event store's engine set-up). Room events are written by
+:func:`hand_ledger.project.ingest` (each one's archive row and its effects in one
+transaction), which counts them here (``ingested``, ``failed``) and wakes the
+reads waiting for them (``progress``).
 """
 
 from __future__ import annotations
@@ -19,7 +13,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
-from datetime import UTC, datetime
 
 import structlog
 from sqlalchemy import insert, select, update
@@ -27,20 +20,20 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra.sqlstore import STORE_ERRORS, SqlStore
+from hand_infra.sqlstore import SqlStore
 from hand_wire import Delivered
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
-from ._schema import cursors, events, metadata
+from ._schema import cursors, metadata
 from .caught_up import Progress
-from .project import project
 from .settings import DEV_HANDLE_SECRET
 
 log = structlog.get_logger("hand_ledger.store")
 
 
 class LedgerStore(SqlStore):
-    """See the module doc. ``after_event`` is a test hook run after each event's effects."""
+    """See the module doc. ``after_event`` is a test hook run after each event's effects
+    (``project.ingest``)."""
 
     what = "ledger store"
 
@@ -75,58 +68,7 @@ class LedgerStore(SqlStore):
         async with self.engine.connect() as conn:
             yield conn
 
-    # ------------------------------------------------------------------ writes
-    async def ingest(self, batch: Sequence[Delivered]) -> int:
-        """Record ``batch`` (in seq order per room) and its effects; return its size.
-
-        Raises ``IntegrityError`` if any of it was recorded before, other
-        database errors (and a database that is down: ``STORE_ERRORS``) as they
-        come; nothing of the batch is kept then. Only an event whose projection
-        itself fails is archived with its error (quarantined).
-        """
-        if not batch:
-            return 0
-        try:
-            await self._ingest(batch)
-        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
-            raise
-        except Exception:
-            if len(batch) == 1:
-                await self._quarantine(batch[0])
-            else:
-                for item in batch:
-                    await self.ingest([item])
-                return len(batch)
-        self.ingested += len(batch)
-        self.progress.moved()
-        return len(batch)
-
-    async def _ingest(self, batch: Sequence[Delivered], error: str | None = None) -> None:
-        now = datetime.now(UTC)
-        async with self._write() as conn:
-            await conn.execute(insert(events), [
-                {"room_id": e.room_id, "seq": e.seq, "kind": e.kind, "payload": e.payload,
-                 "recorded_at": now, "error": error} for e in batch])
-            if error is not None:
-                return
-            for e in batch:
-                await project(conn, e.recorded)
-                await handles.record(conn, self.handle_secret, e.recorded)
-                if self.after_event is not None:
-                    self.after_event(e)
-
-    async def _quarantine(self, item: Delivered) -> None:
-        try:
-            await self._ingest([item])
-            return
-        except STORE_ERRORS:  # the database failed (or is down), not the event: nothing recorded
-            raise
-        except Exception as exc:
-            error = f"{type(exc).__name__}: {exc}"
-        log.error("projection_failed", room_id=item.room_id, seq=item.seq, kind=item.kind, error=error)
-        await self._ingest([item], error=error)
-        self.failed += 1
-
+    # ------------------------------------------------------------------ positions
     async def cursor(self, name: str) -> int:
         """The ledger's position ``name`` in another store (0 if never set)."""
         async with self.read() as conn:

@@ -18,6 +18,7 @@ from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES
+from hand_wire import private_value, public_value
 
 from .admission import Admission
 from .bus import Bus
@@ -29,7 +30,6 @@ from .matchmaking import Matchmaker, NoRatings, RatingsPort, Schedule
 from .matchmaking.log import PoolLog
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
-from .publish import private_value, public_value
 from .quick_chat import ChatLimits
 from .repository import RoomRepository
 from .router import CommandRouter

@@ -50,11 +50,11 @@ the Kafka round trip)."""
 
 BATCH_SIZE = histogram("hand_room_batch_commands", "Commands decided in one owner batch (group commit)",
                        buckets=BATCH_BUCKETS)
-"""``observe(len(batch))`` in owner.py each time a batch is decided and appended."""
+"""``observe(len(batch))`` in command_path.py each time a batch is decided and appended."""
 
 STORE_APPEND = histogram("hand_room_store_append_seconds", "One batch's append to the event store",
                          buckets=FAST_BUCKETS)
-"""``observe(seconds)`` around owner.py's ``store.append`` (inside ``start_span("room.append")``)."""
+"""``observe(seconds)`` around command_path.py's ``store.append_batch`` (inside ``start_span("room.append")``)."""
 
 TIMERS_ARMED = gauge("hand_room_turn_timers_armed", "Turn timers armed now")
 """``inc()`` when turns.py arms a timer, ``dec()`` when it fires or is cancelled."""
@@ -63,7 +63,7 @@ TURN_TIMEOUTS = counter("hand_room_turn_timeouts", "Turns that ran out of time")
 """``inc()`` in turns.py when a turn timer fires and a timeout command is issued."""
 
 BOT_TAKEOVERS = counter("hand_room_bot_takeovers", "Seats a bot took over, by reason", ["reason"])
-"""``labels("away"|"timeouts").inc()`` in turns.py / owner.py when a bot takes a seat over
+"""``labels("away"|"timeouts").inc()`` in turns.py / command_path.py when a bot takes a seat over
 (the presence grace ran out, or HAND_ROOM_AWAY_AFTER_TIMEOUTS expired turns)."""
 
 SEATS_AWAY = gauge("hand_room_seats_away", "Seats of owned rooms marked away (played by a bot)")
@@ -74,13 +74,13 @@ RECONNECTS = counter("hand_room_reconnects", "Watch streams resumed from a seq (
 """``labels(audience).inc()`` in gateway.py's Watch when ``from_seq`` is set (a resume)."""
 
 REFUSALS = counter("hand_room_refusals", "Room commands refused, by RuleError code", ["code"])
-"""``labels(code).inc()`` where owner.py / gateway.py turn a refusal into a status (``code``: the
+"""``labels(code).inc()`` where command_path.py / gateway.py turn a refusal into a status (``code``: the
 ``ErrorCode`` name without its prefix: ``NOT_YOUR_TURN``, ``STALE_SEQ`` …)."""
 
 OVERLOAD_REFUSALS = counter("hand_room_overload_refusals",
                             "Commands refused early because the owner or the store is over its bound",
                             ["reason"])
-"""``labels("queue"|"loop_lag"|"store_timeout"|"broker_down").inc()`` where gateway.py / owner.py answer
+"""``labels("queue"|"loop_lag"|"store_timeout"|"broker_down").inc()`` where gateway.py / admission.py answer
 RESOURCE_EXHAUSTED or UNAVAILABLE without doing the work."""
 LOOP_LAG = gauge("hand_room_loop_lag_seconds",
                  "How late the event loop ran its timers lately (admission refuses clients' commands past "

@@ -3,10 +3,11 @@
 
 consume a batch (``hand_infra.consumer_loop``, in the owners' group, whose
 assignor tells every member the whole ownership map: ``ownership.py``) → the
-pipeline (``pipeline.py``: decide, append in one transaction, reply, arm timers,
-ask bots) → commit the offsets. Commands of this instance's own gateway take
-the short path: the same pipeline, without the Kafka round trip
-(``local_queue.py``).
+command path's pass (``command_path.py``: decide, append in one transaction,
+reply, arm timers, ask bots) → commit the offsets. Commands of this instance's
+own gateway take the short path: its router submits them to the same command
+path, without the Kafka round trip; the owner composes that path (its timers,
+presence tracker and partitions) and is not on it.
 
 Ownership: partitions assigned are loaded from the room index (timers re-armed);
 partitions revoked leave the cache, timers and presence counts — except during
@@ -36,11 +37,10 @@ from . import metrics as M
 from .admission import Admission
 from .feeds import Feeds
 from .index import RoomIndex
-from .local_queue import LocalQueue
 from .loop_lag import LoopLag
 from .ownership import OwnershipMap
 from .partitions import partition_of
-from .pipeline import CommandPipeline, action_key
+from .command_path import CommandPath, action_key
 from .presence import PresenceTracker
 from .repository import RoomRepository
 from .rules_port import RulesPort
@@ -53,7 +53,7 @@ log = structlog.get_logger("hand_room.owner")
 SWEEP_S = 30.0
 
 
-class RoomOwner(CommandPipeline):
+class RoomOwner:
     def __init__(self, store: EventStore, index: RoomIndex, settings: KafkaSettings,
                  rules: RulesPort, relay: OutboxRelay | None, *, ownership: OwnershipMap,
                  group_id: str, away_after_timeouts: int, bot_grace_s: float = 5.0,
@@ -94,16 +94,16 @@ class RoomOwner(CommandPipeline):
         self.admission = admission
         if admission.lag is None:
             admission.lag = lambda: self.loop_lag.seconds
-        self.local = LocalQueue(self.handle, lambda cmd, exc: self._reply(cmd, self._refusal(cmd, exc)),
-                                self.admission)
+        self.commands = CommandPath(store=store, index=index, repo=self.repo, rules=rules, relay=relay, feeds=feeds,
+                                    timers=self.timers, admission=admission, store_timeout_s=store_timeout_s,
+                                    owns=self.owns, gate=self.presence.admit, t_replies=self.t_replies)
         self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
-        self._pass = asyncio.Lock()
-        self.processed = 0
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
         self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
         await self._producer.start()
+        self.commands.producer = self._producer  # its replies to forwarded commands
         await self.consumer.start()
         parts = self.consumer.partitions_for(self.t_commands)
         if parts:
@@ -196,7 +196,7 @@ class RoomOwner(CommandPipeline):
 
     # ---------------------------------------------------------------- hand.room-commands
     async def _on_batch(self, batch: dict) -> None:
-        """A batch of ``hand.room-commands``, grouped by room, through the pipeline (the loop
+        """A batch of ``hand.room-commands``, grouped by room, through the command path's pass (the loop
         commits its offsets after)."""
         by_room: dict[str, list[Command]] = {}
         for msgs in batch.values():
@@ -212,31 +212,22 @@ class RoomOwner(CommandPipeline):
                 if not self.presence.admit(cmd):
                     continue  # one more (or one fewer) stream of a seat: counted only
                 if cmd.reply_to and time.time() - cmd.sent_at > self.stale_after_s:
-                    await self._reply(cmd, self._refusal(cmd, RoomError(  # its caller gave up
-                        RoomCode.OVERLOADED, "too late", limit="queue_delay", retry_after_ms=1000)))
+                    await self.commands.refuse(cmd, RoomError(  # its caller gave up
+                        RoomCode.OVERLOADED, "too late", limit="queue_delay", retry_after_ms=1000))
                     continue
                 by_room.setdefault(cmd.room_id, []).append(cmd)
         if by_room:
-            await self.handle(by_room)
+            await self.commands.handle(by_room)
 
-    # ---------------------------------------------------------------- the short path
+    # ---------------------------------------------------------------- partitions held
     def owns(self, room_id: str) -> bool:
         """This instance holds the room's partition: its gateway may decide in-process."""
         return partition_of(room_id, self.partitions) in self.owned
 
-    def admit(self, body: object) -> None:
-        """OVERLOADED for a client's command (its body) while the in-process queue is past
-        its bounds."""
-        self.local.admit(body)
-
     async def submit(self, cmd: Command) -> Reply:
-        """Apply ``cmd`` here, without a Kafka round trip: the same pipeline as a batch from
-        hand.room-commands (the event store's unique seq keeps the two apart), grouped with
-        the commands submitted meanwhile (``local_queue.py``)."""
-        if not self.presence.admit(cmd):
-            return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
-        return await self.local.submit(cmd)
+        """The owner's own commands (its timers', its presence tracker's) into the command path."""
+        return await self.commands.submit(cmd)
 
     @property
     def local_commands(self) -> int:
-        return self.local.commands
+        return self.commands.commands

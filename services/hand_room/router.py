@@ -2,7 +2,9 @@
 cosmicpython's message bus): the owner here, in-process, or the owner elsewhere
 through ``hand.room-commands`` — the fallback while ownership moves.
 
-The gateway asks it three things: whether to send a caller to the owner
+Its local path hands the command straight to the command path (``command_path.py``:
+the group-commit queue and the pass that decides and appends), which the owner
+composes. The gateway asks it three things: whether to send a caller to the owner
 (``redirect``: Act and Watch are served by the owner only), where a room is
 served (``endpoint``: ``RoomInfo.owner``), and to deliver a command (``send``).
 """
@@ -17,6 +19,7 @@ from hand_table import Command, RoomCode, RoomError
 from hand_wire import Reply
 
 from .bus import Bus
+from .command_path import CommandPath
 from .owner import RoomOwner
 from .ownership import Endpoint, OwnershipMap
 from .partitions import partition_of
@@ -32,6 +35,7 @@ _ID_TRIES = 256
 class CommandRouter:
     def __init__(self, owner: RoomOwner | None, bus: Bus, ownership: OwnershipMap) -> None:
         self.owner, self.bus, self.ownership = owner, bus, ownership
+        self.commands: CommandPath | None = owner.commands if owner is not None else None
         self.sent_local = self.sent_remote = self.redirects = 0
 
     def local(self, room_id: str) -> bool:
@@ -60,7 +64,7 @@ class CommandRouter:
     def admit(self, room_id: str, body: object) -> None:
         """Refuse a client's command at once (OVERLOADED) when its owner here is full."""
         if self.local(room_id):
-            self.owner.admit(body)
+            self.commands.admit(body)
 
     def new_room_id(self) -> str:
         """A fresh room id in a partition this instance owns, so that its creator's calls
@@ -81,9 +85,9 @@ class CommandRouter:
             self.sent_local += 1
             M.COMMANDS.labels(kind, "local").inc()
             if not wait:
-                asyncio.ensure_future(self.owner.submit(cmd))
+                asyncio.ensure_future(self.commands.submit(cmd))
                 return None
-            return await self.owner.submit(cmd)
+            return await self.commands.submit(cmd)
         self.sent_remote += 1
         M.COMMANDS.labels(kind, "forwarded").inc()
         return await self.bus.send(cmd, wait=wait)

@@ -1,6 +1,6 @@
 """The owner's turn keeping: a timer per room whose turn is running, and a bot request
 when a bot controls the turn. A collaborator of ``RoomOwner``: it fires its commands
-through the owner's in-process pipeline (``fire``), only for rooms the owner holds (a
+into the owner's command path (``fire``: ``command_path.py``), only for rooms the owner holds (a
 new owner re-arms every timer of its partitions), and asks bots through ``ask``.
 
 Bounded: one timer and at most one read-back per room, so a slow store cannot turn
@@ -151,7 +151,7 @@ class TurnTimers:
         return out
 
     async def send_command(self, cmd: Command) -> None:
-        """A timer's command, to the owner's in-process pipeline (so turns go on while the
+        """A timer's command, to the owner's command path, in-process (so turns go on while the
         broker is away); dropped if the room moved meanwhile (its new owner re-armed it)."""
         if self.owns(cmd.room_id):
             TURN_TIMEOUTS.inc()

@@ -11,12 +11,12 @@ them, the ledger, the bot service, ``hand_sim`` and ``hand_verify`` read them.
 - ``audience``: what each reader may see of an event (``for_seat``, ``private``, ``complete``);
 - ``commands``: what a room is asked to do;
 - ``decision``: ``decide``, a command against a room → its events (or a ``RoomError`` refusal),
+  with ``RulesPort``, how it reaches the rules (``LocalRules``: the engine in-process),
   through its table of handlers: ``lobby`` (create, join, leave, remove, fill, start),
   ``match_play`` (act, time-out, bot turn; a move, the round's end, the next deal),
   ``presence`` (presence, come back) and ``chat``, with ``guards`` (their checks) and
   ``outcome`` (``Decision``, the events so far);
 - ``errors``: ``RoomCode`` and ``RoomError`` (codes only; the gRPC status is built at the edge);
-- ``ports``: ``RulesPort``, how ``decide`` reaches the rules;
 - ``deal_check``: a room's provably fair deals verified from its public record;
 - ``chat``: the quick-chat phrase set (chat is no part of the game).
 
@@ -28,7 +28,7 @@ from .commands import (
     Act, BotTurn, Chat, ComeBack, Command, CreateRoom, FillWithBots, JoinRoom, LeaveRoom, Presence, RemovePlayer,
     StartMatch, TurnTimeout,
 )
-from .decision import Decision, decide
+from .decision import Decision, LocalRules, RulesPort, decide
 from .deal_check import DealCheck, verify_deals
 from .errors import RoomCode, RoomError
 from .audience import complete, for_seat, private
@@ -37,7 +37,6 @@ from .events import (
     RoomEvent, RoundDealt, RoundScored, SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken,
     TurnTimedOut, kind_of,
 )
-from .ports import LocalRules, RulesPort
 from .projection import dealt_seeds, evolve
 from .room import Room, SeatSlot, token_hash
 

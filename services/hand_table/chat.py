@@ -12,13 +12,16 @@ command's handler (``decision.HANDLERS``).
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
 
 from .commands import Command
 from .errors import RoomCode, RoomError
 from .events import ChatSent
 from .guards import seat_of
 from .outcome import Decision
-from .ports import RulesPort
+
+if TYPE_CHECKING:  # decide's rules port (decision.py imports this module's handlers)
+    from .decision import RulesPort
 
 #: the phrase set, in the order of its wire numbers (1, 2, …); additions only, at the end
 PHRASES = (

@@ -4,6 +4,7 @@ fill with bots, start the match."""
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from hand_engine import MATCH_SECRET_BYTES, drawn_seat_seed, check_seat_seed, commitment
 
@@ -12,9 +13,11 @@ from .errors import RoomCode, RoomError
 from .events import BOT_LEVELS, STAND_IN_LEVEL, MatchStarted, RoomCreated, SeatAway, SeatLeft, SeatTaken
 from .guards import host_seat, seat_of, waiting
 from .outcome import Decision
-from .ports import RulesPort
 from .room import Room
 from .match_play import deal, fair_version
+
+if TYPE_CHECKING:  # decide's rules port (decision.py imports this module's handlers)
+    from .decision import RulesPort
 
 
 def new_match_secret() -> bytes:

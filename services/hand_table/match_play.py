@@ -1,10 +1,12 @@
 """The match being played: a player's move, a turn's time-out, a bot's answer, and the
-round's flow they share through the rules port (one move and the round's end: scoring,
-the next deal, the match's end; the automatic turn of §11; a bot's moves)."""
+round's flow they share through the rules port (``decision.py``; in-process, a move is the
+engine's ``apply``: ``hand_engine/play.py``) — one move and the round's end: scoring, the
+next deal, the match's end; the automatic turn of §11; a bot's moves."""
 
 from __future__ import annotations
 
 import secrets
+from typing import TYPE_CHECKING
 
 from hand_engine import round_seed, Action, DealSeeds, RoundEnded, RuleViolation, next_deal, standings
 
@@ -15,8 +17,10 @@ from .events import (
 )
 from .guards import current, playing, seat_of
 from .outcome import Decision
-from .ports import RulesPort
 from .room import Room
+
+if TYPE_CHECKING:  # decide's rules port (decision.py imports this module's handlers)
+    from .decision import RulesPort
 
 FAIR_DEAL_VERSION = 1  # the first provably fair version: a fresh server seed per round (decision 0022)
 COMMITTED_DEAL_VERSION = 2  # server seeds from the room's match secret, committed at creation (0034)

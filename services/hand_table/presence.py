@@ -3,11 +3,15 @@ away seat taken back by its player (come back). No move is made here."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .commands import Command
 from .events import STAND_IN_LEVEL, SeatAway, SeatBack, SeatConnected
 from .guards import seat_of
 from .outcome import Decision
-from .ports import RulesPort
+
+if TYPE_CHECKING:  # decide's rules port (decision.py imports this module's handlers)
+    from .decision import RulesPort
 
 
 async def on_presence(d: Decision, cmd: Command, rules: RulesPort) -> None:

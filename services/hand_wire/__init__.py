@@ -5,7 +5,8 @@ reads or writes is made from (and read into) typed values here, and nowhere else
   state, actions, events, views); decoding raises ``RuleViolation`` for input that
   cannot be an engine value (docs/contracts.md, "Mapping to the engine");
 - ``room``: the room's values (``hand_table``) ⇔ hand.v1 messages: room events
-  (``encode`` / ``decode``, ``to_proto`` / ``from_proto``), commands
+  (``encode`` / ``decode``, ``to_proto`` / ``from_proto``; per event topic:
+  ``topic_values``, ``private_value``, ``public_value``), commands
   (``encode_command`` / ``decode_command``), ``room_info``, command replies
   (``Reply``), bot requests (``bot_request``) and ``Delivered`` events.
 
@@ -24,7 +25,7 @@ from .engine import (
 from .room import (
     KIND_NAMES, LEVEL_NAMES, Delivered, MalformedEvent, Reply, RuleErrorOf, bot_request, command_from_proto,
     command_to_proto, decode, decode_command, decode_reply, encode, encode_command, encode_reply, from_proto,
-    level_to_proto, room_info, standing_to_proto, to_proto, turn_deadline,
+    level_to_proto, private_value, public_value, room_info, standing_to_proto, to_proto, topic_values, turn_deadline,
 )
 
 __all__ = [
@@ -39,6 +40,6 @@ __all__ = [
     # room ⇔ wire
     "Delivered", "KIND_NAMES", "LEVEL_NAMES", "MalformedEvent", "Reply", "RuleErrorOf", "bot_request",
     "command_from_proto", "command_to_proto", "decode", "decode_command", "decode_reply", "encode",
-    "encode_command", "encode_reply", "from_proto", "level_to_proto", "room_info", "standing_to_proto",
-    "to_proto", "turn_deadline",
+    "encode_command", "encode_reply", "from_proto", "level_to_proto", "private_value", "public_value", "room_info",
+    "standing_to_proto", "to_proto", "topic_values", "turn_deadline",
 ]

@@ -272,12 +272,12 @@ async def test_a_database_that_is_down_quarantines_nothing(ledger_db, monkeypatc
     """A connection refused mid-projection (PostgreSQL restarting) is the store's failure,
     not the event's: the batch fails whole and is recorded, projected, on the retry —
     never archived as a broken event whose effects are skipped for good."""
-    from hand_ledger import store as store_module
+    from hand_ledger import project as project_module
 
     run = await play_match("hand", 2, rounds=1, seed=4, room_id="outage")
     store = LedgerStore(await ledger_db())
     await store.start()
-    real, down = store_module.project, {"calls": 2}
+    real, down = project_module.project, {"calls": 2}
 
     async def flaky(conn, rec):
         if down["calls"] > 0:  # the first two projections meet a server that is going away
@@ -285,7 +285,7 @@ async def test_a_database_that_is_down_quarantines_nothing(ledger_db, monkeypatc
             raise ConnectionRefusedError(111, "Connect call failed")
         return await real(conn, rec)
 
-    monkeypatch.setattr(store_module, "project", flaky)
+    monkeypatch.setattr(project_module, "project", flaky)
     try:
         consumer = LedgerConsumer(store, None)
         with pytest.raises(ConnectionRefusedError):

@@ -49,8 +49,7 @@ def test_a_seeded_room_skips_what_was_processed_before_a_restart() -> None:
 
 def test_published_room_events_round_trip_arabic_text_and_drop_the_token_hash() -> None:
     from hand_table import Recorded, SeatTaken
-    from hand_wire import decode, encode
-    from hand_room.publish import private_value, public_value
+    from hand_wire import decode, encode, private_value, public_value
 
     rec = Recorded("r1", 3, 12.5, SeatTaken(seat=1, kind="human", name="هاند", player_id="p1", token_hash="ab"))
     entry = OutboxEntry(id=9, room_id="r1", seq=3, kind="seat_taken", payload=encode(rec))

@@ -1,5 +1,7 @@
 """Room events ⇔ ``hand.v1.RoomEvent`` (the store's rows, both event topics,
-Watch and GetReplay all carry this one message).
+Watch and GetReplay all carry this one message), and what each event topic
+carries of a stored event (``topic_values``; the outbox relay's renderings,
+``private_value`` and ``public_value``).
 
 Card ids become wire ids (+1) through ``hand_wire.engine``; optional seat
 fields are always set; a redacted secret (``None`` seed, empty deck, a
@@ -15,7 +17,7 @@ from hand.v1 import room_events_pb2 as pb
 from hand.v1 import room_pb2
 from hand_engine import RuleViolation, Standing
 from hand_table import (
-    ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
+    for_seat, private, ChatSent, MatchEnded, MatchStarted, MoveMade, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored,
     SeatAway, SeatBack, SeatConnected, SeatLeft, SeatTaken, TurnTimedOut, kind_of, phrase_name, phrase_number,
 )
 
@@ -179,3 +181,46 @@ def decode(data: bytes) -> Recorded:
     except DecodeError as exc:
         raise MalformedEvent(f"not a hand.v1.RoomEvent: {exc}") from None
     return from_proto(msg)
+
+
+# ------------------------------------------------------------ per event topic
+_last: tuple[object, Recorded | None] = (None, None)
+
+
+def private_bytes(rec: Recorded) -> bytes:
+    """hand.room-events: complete but for seat credentials."""
+    return encode(private(rec))
+
+
+def public_bytes(rec: Recorded) -> bytes:
+    """hand.room-events-public: as a spectator sees it."""
+    return encode(for_seat(rec, None))
+
+
+def topic_values(rec: Recorded) -> tuple[bytes, bytes]:
+    """A committed event rendered for the outbox relay's routes, in their order (the room
+    service's bootstrap): hand.room-events, then hand.room-events-public
+    (``OutboxRelay.publish_direct``)."""
+    return private_bytes(rec), public_bytes(rec)
+
+
+def _stored(entry) -> Recorded:
+    """A stored event (anything with ``payload``: the outbox relay's ``OutboxEntry``),
+    decoded once for all of its routes: the relay renders one entry for each route in
+    turn, so the last entry's event is kept."""
+    global _last
+    seen, rec = _last
+    if seen is not entry or rec is None:
+        rec = decode(entry.payload)
+        _last = (entry, rec)
+    return rec
+
+
+def private_value(entry) -> bytes:
+    """The relay's route to hand.room-events."""
+    return private_bytes(_stored(entry))
+
+
+def public_value(entry) -> bytes:
+    """The relay's route to hand.room-events-public."""
+    return public_bytes(_stored(entry))

@@ -1,31 +1,48 @@
-"""The room owner's pipeline: one pass over a batch of commands, grouped by room.
+"""The command path: how a room's command is decided and stored on its owner.
 
-Per room, in order: duplicate check, decide (pure + rules) → append every
-room's events in one transaction (group commit; the unique ``(room_id, seq)``
-stops a stale owner from forking a room) → reply → arm timers, ask bots. A
-room whose append finds a newer head is reloaded and its commands go through
-the same pipeline again. The owner (``owner.py``) feeds it from
-``hand.room-commands`` and from its gateway's in-process queue
-(``local_queue.py``).
+``submit`` (a command of this instance: its router's, its timers', its presence
+tracker's) waits here for the next pass, with the commands submitted meanwhile —
+the group commit: commands arriving while a pass writes form the next one (one
+transaction, one fsync) — and its caller awaits its own reply. ``handle`` is the
+same pass for a batch from ``hand.room-commands`` (``owner.py`` consumes it).
+Bounded (``admission.py``): past ``max_pending`` waiting commands or ``max_delay``
+of the oldest one's wait, a client's command is refused at once; a pass takes at
+most ``MAX_PASS`` commands, so it fits the store's time budget.
+
+The pass, per room, in order: decide (``hand_table.decide``: pure + rules) →
+append every room's events in one transaction with their outbox rows
+(``hand_infra/eventstore.py``: the unique ``(room_id, seq)`` stops a stale owner
+from forking a room) → reply → hand the events to the outbox relay
+(``hand_infra/outbox.py``: ``hand.room-events``, read by the ledger) → arm
+timers, ask bots. A room whose append finds a newer head is reloaded and its
+commands go through the pass again.
 
 Action ids: an id is bound to a move only when the move is applied (stored
 with its events). A refused move binds nothing, so a retry with the same id is
 judged again on the room as it is then — the same answer on every owner.
 
-Kept whole (a little over 300 lines): the pass is one sequence — decide, append,
-settle each result, reply, publish, arm — over one batch's state, read top to
-bottom; split, each step would take the batch and the owner's state apart.
+Kept whole (about 400 lines): the queue and the pass are one path, read top to
+bottom from ``submit`` to the reply — the queue is only the pass's input, and the
+pass is one sequence (decide, append, settle each result, reply, publish, arm)
+over one batch's state; split, a newcomer following a command would open both,
+and each step would take the batch and the path's state apart. The owner
+(``owner.py``: partitions, the consumer of ``hand.room-commands``, sweeps)
+composes it and is not on the path.
 """
 
 from __future__ import annotations
 
 import asyncio
+import collections
+import dataclasses
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import structlog
 
+from hand_common import tracing
 from hand_common.rule_messages import shown_params
 from hand_common.tracing import record_span, start_span
 from hand_engine import RuleViolation
@@ -35,13 +52,12 @@ from hand_infra.sqlstore import log_failure, unreachable
 from hand_table import (
     ChatSent, MoveMade, Room, SeatAway, Act, BotTurn, Command, Decision, decide, RoomCode, RoomError,
 )
-from hand_wire import decode, encode, Reply, encode_reply
+from hand_wire import decode, encode, Reply, encode_reply, topic_values
 
 from . import metrics as M
+from .admission import Admission
 from .feeds import Feeds
 from .index import RoomIndex
-from .local_queue import LocalQueue
-from .publish import values
 from .repository import RoomRepository
 from .rules_port import RulesPort
 from .status import rule_error
@@ -50,6 +66,8 @@ from .turns import TurnTimers
 
 log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
+#: in-process commands decided and appended in one pass (one transaction)
+MAX_PASS = 256
 
 
 def action_key(cmd: Command) -> str | None:
@@ -76,26 +94,77 @@ class _Batch:
     held: dict[str, list[tuple[Command, Exception]]] = field(default_factory=dict)
 
 
-class CommandPipeline:
-    """The pass itself; :class:`~hand_room.owner.RoomOwner` holds the state it works on."""
+class CommandPath:
+    """See the module doc. ``owns``: whether this instance holds a room (the owner's
+    partitions); ``gate``: whether a command goes on to its room (the presence tracker's
+    ``admit``: a second stream of a seat only counts); ``producer``: the owner's Kafka
+    producer while it runs (replies to forwarded commands on ``t_replies``)."""
 
-    store: EventStore
-    index: RoomIndex
-    repo: RoomRepository
-    rules: RulesPort
-    relay: OutboxRelay | None
-    feeds: Feeds | None
-    timers: TurnTimers
-    local: LocalQueue
-    store_timeout_s: float
-    t_replies: str
-    processed: int
-    _pass: asyncio.Lock
-    _producer: Any  # an AIOKafkaProducer while started
+    def __init__(self, *, store: EventStore, index: RoomIndex, repo: RoomRepository, rules: RulesPort,
+                 relay: OutboxRelay | None, feeds: Feeds | None, timers: TurnTimers, admission: Admission,
+                 store_timeout_s: float, owns: Callable[[str], bool], gate: Callable[[Command], bool],
+                 t_replies: str) -> None:
+        self.store, self.index, self.repo, self.rules, self.relay, self.feeds = store, index, repo, rules, relay, feeds
+        self.timers, self.admission, self.owns, self.gate = timers, admission, owns, gate
+        self.store_timeout_s = store_timeout_s  # one batch's reads and append together (fail fast)
+        self.t_replies = t_replies
+        self.producer: Any = None  # an AIOKafkaProducer while the owner runs
+        self._pass = asyncio.Lock()
+        self._futures: dict[str, asyncio.Future] = {}  # command id → its in-process caller's reply
+        self._waiting: list[Command] = []
+        self._enqueued: collections.deque[float] = collections.deque()  # when each was queued
+        self._flusher: asyncio.Task | None = None
+        self.commands = self.batches = 0  # in-process commands, and their passes
+        self.processed = 0
 
-    def owns(self, room_id: str) -> bool:
-        raise NotImplementedError
+    # ---------------------------------------------------------------- in-process commands
+    def admit(self, body: object) -> None:
+        """OVERLOADED for a client's command (its body) while the queue is past its bounds."""
+        self.admission.check(body, len(self._waiting), self._enqueued[0] if self._enqueued else None)
 
+    async def submit(self, cmd: Command) -> Reply:
+        """Apply ``cmd`` here, without a Kafka round trip: the same pass as a batch from
+        hand.room-commands (the event store's unique seq keeps the two apart), grouped with
+        the commands submitted meanwhile."""
+        if not self.gate(cmd):
+            return Reply(cmd.command_id, cmd.reply_to, True, seat=cmd.seat)
+        self.admit(cmd.body)
+        if cmd.trace is None and tracing.enabled():  # the caller's trace goes on with its command
+            cmd = dataclasses.replace(cmd, trace=tracing.current())
+        fut = asyncio.get_running_loop().create_future()
+        self._futures[cmd.command_id] = fut
+        self._waiting.append(cmd)
+        self._enqueued.append(time.monotonic())
+        if self._flusher is None or self._flusher.done():
+            self._flusher = asyncio.ensure_future(self._flush())
+        try:
+            return await fut
+        finally:
+            self._futures.pop(cmd.command_id, None)
+
+    async def _flush(self) -> None:
+        await asyncio.sleep(0)  # let the submits of this loop iteration join
+        while self._waiting:
+            batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
+            for _ in batch:
+                self._enqueued.popleft()
+            by_room: dict[str, list[Command]] = {}
+            for cmd in batch:
+                by_room.setdefault(cmd.room_id, []).append(cmd)
+            self.commands += len(batch)
+            self.batches += 1
+            try:
+                await self.handle(by_room)
+            except Exception as exc:  # never leave a caller waiting
+                log.error("local_batch_failed", error=type(exc).__name__, commands=len(batch))
+                for cmd in batch:
+                    await self.refuse(cmd, RoomError(RoomCode.INTERNAL, "internal error"))
+
+    async def refuse(self, cmd: Command, exc: Exception) -> None:
+        """Answer ``cmd`` with the refusal ``exc`` (nothing decided, nothing stored)."""
+        await self._reply(cmd, self._refusal(cmd, exc))
+
+    # ---------------------------------------------------------------- the pass
     async def handle(self, by_room: dict[str, list[Command]]) -> None:
         """Apply each room's commands in order; retry a room whose head moved."""
         for attempt in range(MAX_ATTEMPTS):
@@ -210,7 +279,7 @@ class CommandPipeline:
         for cmd, reply in replies:
             await self._reply(cmd, reply)
         if published and self.relay is not None:  # sent now; the outbox stays the safety net
-            self.relay.publish_direct([(rec.room_id, rec.seq, values(rec)) for rec, _ in published],
+            self.relay.publish_direct([(rec.room_id, rec.seq, topic_values(rec)) for rec, _ in published],
                                       [trace for _, trace in published])
         for room in touched.values():
             self.timers.arm(room)
@@ -299,12 +368,16 @@ class CommandPipeline:
                      params=shown_params(getattr(exc, "params", {})))
 
     async def _reply(self, cmd: Command, reply: Reply) -> None:
-        if self.local.resolve(cmd, reply):
+        """To its in-process caller, or on the replies topic to the instance that forwarded it."""
+        fut = self._futures.get(cmd.command_id)
+        if fut is not None:
+            if not fut.done():
+                fut.set_result(reply)
             return
-        if not cmd.reply_to or self._producer is None:
+        if not cmd.reply_to or self.producer is None:
             return
         try:
-            await self._producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply, _rule_error_en))
+            await self.producer.send(self.t_replies, key=cmd.reply_to.encode(), value=encode_reply(reply, _rule_error_en))
         except Exception:
             log.exception("reply_failed", room_id=cmd.room_id)
 
