@@ -152,6 +152,29 @@ def test_every_kind_of_event_and_command_round_trips_through_its_wire_form() -> 
         assert decode_command(encode_command(cmd)) == cmd
 
 
+def test_a_room_stored_before_seat_count_was_an_option_rebuilds_to_the_same_room() -> None:
+    """Events and commands written when the seat count travelled beside the options (``RoomCreated``'s
+    and ``CreateRoomCommand``'s ``seat_count``, ``RuleOptions`` without it) still decode: the count
+    beside fills the options' ``seat_count``, and the rebuilt room is the one stored."""
+    from hand_wire import command_to_proto, to_proto
+
+    r = new_match("saudi", 3, rounds=1, max_turns=12)
+    play_out(r)
+    rebuilt = None
+    for rec in r.events:
+        msg = to_proto(rec)
+        if msg.WhichOneof("event") == "room_created":
+            assert msg.room_created.seat_count == msg.room_created.options.seat_count == 3  # both written
+            msg.room_created.options.ClearField("seat_count")  # the old form
+            assert decode(msg.SerializeToString()) == rec
+        rebuilt = evolve(rebuilt, decode(msg.SerializeToString()))
+    assert rebuilt == r.room and rebuilt.n == 3 and rebuilt.options.seat_count == 3
+    cmd = Command("r1", CreateRoom("C", True, "hand", resolve("hand").seated(3), 30, "n", "p", "h"))
+    old = command_to_proto(cmd)
+    old.create_room.options.ClearField("seat_count")
+    assert decode_command(old.SerializeToString()) == cmd
+
+
 def test_each_audience_sees_only_what_it_may() -> None:
     r = new_match("hand", 2, rounds=1)
     r.run(Act(auto_turn(r.room.round)[0]), seat=r.room.round.turn.seat)
