@@ -50,7 +50,7 @@ class BotAsk:
 
 
 def ask_from_proto(msg: room_bus_pb2.BotRequest) -> BotAsk:
-    options = options_from_proto(msg.options)
+    options = options_from_proto(msg.options, msg.view.n)
     perspective = {"format": FORMAT, "options": options_to_dict(options),
                    "view": view_to_json(view_from_proto(msg.view))}
     return BotAsk(msg.room_id, msg.seat, LEVEL_NAMES.get(msg.level, "beginner"), msg.round_no, msg.turn_no,

@@ -34,10 +34,12 @@ def start_round(
     fair: DealSeeds | None = None,
 ) -> tuple[RoundState, tuple[Event, ...]]:
     """Deal a round from ``seed`` (version 0), or from ``fair``'s seeds (version 1,
-    ``fair.py``); an explicit ``deck`` order is taken as given (a replay's fold)."""
+    ``fair.py``); an explicit ``deck`` order is taken as given (a replay's fold). The state's
+    options are ``options`` for ``n_seats`` seats (``Options.seated``: their ``seat_count`` is the
+    round's)."""
     if type(n_seats) is not int:
         raise refuse(Code.INVALID_ARGUMENT, "the number of seats must be an integer", field="seats")
-    options.check_players(n_seats)
+    options = options.seated(n_seats)
     if type(seed) is not int or not 0 <= seed < 2**64:
         raise refuse(Code.INVALID_ARGUMENT, "seed must be an integer in [0, 2^64)", field="seed")
     rng = derive(seed, "round", round_no)

@@ -71,8 +71,8 @@ class MatchState:
 
 
 def start_match(options: Options, n: int, seed: int = 0) -> MatchState:
-    options.check_players(n)
-    return MatchState(options, n, seed)
+    """A match of ``n`` seats; its options are ``options`` for them (``Options.seated``)."""
+    return MatchState(options.seated(n), n, seed)
 
 
 def round_score(match: MatchState, result: RoundResult, unit: int) -> int:

@@ -97,13 +97,17 @@ def action_from_dict(d: dict[str, Any]) -> Action:
 
 # --------------------------------------------------------------- options
 def options_to_dict(o: Options) -> dict[str, Any]:
-    return o.to_dict()
+    """Every option but ``seat_count``: a document gives its seats itself (``seats``, the view's)."""
+    d = o.to_dict()
+    del d["seat_count"]
+    return d
 
 
-def options_from_dict(d: dict[str, Any]) -> Options:
+def options_from_dict(d: dict[str, Any], seats: int | None = None) -> Options:
+    """``options_to_dict`` read back, for a document of ``seats`` seats (``seat_count``, unless given)."""
     if not isinstance(d, dict):
         raise refuse(Code.INVALID_OPTIONS, "options must be an object")
-    return with_overrides(Options(), d)
+    return with_overrides(Options(), d if seats is None else {"seat_count": seats, **d})
 
 
 # --------------------------------------------------------------- position
@@ -232,8 +236,9 @@ def position_from_dict(d: dict[str, Any], check: bool = True) -> RoundState:
             td[k] = None if td.get(k) is None else _p(td[k])
         td["laid"] = tuple(_int(x) for x in td.get("laid", ()))
         _check_turn_types(td)
+        n = _int(d["seats"])
         state = RoundState(
-            options=options_from_dict(d["options"]), n=_int(d["seats"]), dealer=_int(d["dealer"]),
+            options=options_from_dict(d["options"], n), n=n, dealer=_int(d["dealer"]),
             seed=_int(d["seed"]), deck=_ps(d["deck"]),
             seats=tuple(
                 Seat(tuple(sorted(_ps(p["hand"]))), _bool(p["opened"]), _opt_int(p["opening_total"]),

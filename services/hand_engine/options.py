@@ -67,6 +67,9 @@ class Options:
     max_turns: int = 1000
     exhausted_round: str = "score_as_is"
     tie_break: str = "most_outs"
+    #: The table's number of seats (§2): 2..``max_players``, exactly 4 in partnership. ``max_players``
+    #: is the rule's bound on it (4, or 5 as in ``r2019``); this is the count a table is made with.
+    seat_count: int = 4
 
     def __post_init__(self) -> None:
         for name, allowed in CHOICES.items():
@@ -94,20 +97,33 @@ class Options:
                     f"option {name}={value!r} must be an integer in [{lo}, {hi}]",
                     option=name, value=value, min=lo, max=hi,
                 )
+        self._check_seat_count(self.seat_count)
+
+    def _check_seat_count(self, n: object) -> None:
+        """The one check of a seat count against the options (``seat_count``, or the ``n`` a round
+        is dealt for): 2..``max_players``, exactly 4 in partnership."""
+        if self.partnership and n != 4:
+            raise refuse(Code.INVALID_OPTIONS, "partnership needs exactly 4 seats",
+                         option="seat_count", value=n, min=4, max=4)
+        if type(n) is not int or not 2 <= n <= self.max_players:
+            raise refuse(
+                Code.INVALID_OPTIONS, f"{n} seats: need 2..{self.max_players}",
+                option="seat_count", value=n, min=2, max=self.max_players,
+            )
 
     # --- helpers used by the rules -------------------------------------
     def min_players(self) -> int:
         return 4 if self.partnership else 2
 
     def check_players(self, n: int) -> None:
-        if self.partnership and n != 4:
-            raise refuse(Code.INVALID_OPTIONS, "partnership needs exactly 4 players",
-                         option="players", value=n, min=4, max=4)
-        if not 2 <= n <= self.max_players:
-            raise refuse(
-                Code.INVALID_OPTIONS, f"{n} players: need 2..{self.max_players}",
-                option="players", value=n, min=2, max=self.max_players,
-            )
+        """Refuse (``INVALID_OPTIONS``, option ``seat_count``) a seat count these options do not allow."""
+        self._check_seat_count(n)
+
+    def seated(self, n: int) -> "Options":
+        """These options for a table of ``n`` seats (``self`` when it is already their count)."""
+        if n == self.seat_count and type(n) is int:
+            return self
+        return dataclasses.replace(self, seat_count=n)  # checked by __post_init__
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)

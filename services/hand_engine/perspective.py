@@ -36,8 +36,8 @@ def determinize(p: dict[str, Any], seed: int = 0) -> RoundState:
     """A full position consistent with perspective ``p`` (hidden cards at random)."""
     if p.get("format") != FORMAT:
         raise refuse(Code.INVALID_ARGUMENT, f"not a {FORMAT} document")
-    options = options_from_dict(p["options"])
     v = p["view"]
+    options = options_from_dict(p["options"], len(v["seats"]))
     seat = v["seat"]
     melds = tuple(_meld_in(m) for m in v["melds"])
     known = set(v["hand"]) | set(v["pile"]) | {c for m in melds for c in m.cards}

@@ -131,11 +131,11 @@ async def _project(ev: RoomEvent, conn: AsyncConnection, room_id: str) -> None:
 async def _room_created(ev: RoomCreated, conn: AsyncConnection, room_id: str) -> None:
     o = ev.options
     await conn.execute(insert(rooms).values(
-        room_id=room_id, preset=ev.preset, options=options_to_json(o), seat_count=ev.seats,
+        room_id=room_id, preset=ev.preset, options=options_to_json(o), seat_count=o.seat_count,
         rounds=o.rounds, partnership=o.partnership, status="waiting"))
     await conn.execute(insert(seats), [
         {"room_id": room_id, "seat": s, "kind": "empty", "player_id": "", "name": ""}
-        for s in range(ev.seats)])
+        for s in range(o.seat_count)])
 
 
 @_project.register
@@ -225,7 +225,7 @@ async def _write_round(conn: AsyncConnection, room_id: str, r: ScoredRound) -> N
 async def _match_ended(ev: MatchEnded, conn: AsyncConnection, room_id: str) -> None:
     room = await _room(conn, room_id)
     ids = await _player_ids(conn, room_id)
-    options = options_from_json(room.options)
+    options = options_from_json(room.options, room.seat_count)
     out = match_outcome(ev, await load_rounds(conn, room_id), n=room.seat_count,
                         partnership=room.partnership, fixed_rounds=room.rounds,
                         tie_break=options.tie_break, player_ids=ids)

@@ -94,7 +94,7 @@ async def load_sheet(conn: AsyncConnection, room_id: str) -> Sheet | None:
     if room is None:
         return None
     seat_rows = await conn.execute(select(seats).where(seats.c.room_id == room_id).order_by(seats.c.seat))
-    return Sheet(room_id, room.preset, options_from_json(room.options), room.status,
+    return Sheet(room_id, room.preset, options_from_json(room.options, room.seat_count), room.status,
                  tuple(SeatInfo(s.seat, s.kind, s.player_id, s.name) for s in seat_rows),
                  tuple(await load_rounds(conn, room_id)))
 

@@ -22,8 +22,7 @@ from hand_common import pagetoken
 from hand_common.identity import Verifier, optional_player, require_player
 from hand_common.limits import MAX_ID
 from hand_common.rpc import rpc
-from hand_engine import RuleViolation
-from hand_wire import selection_from_proto
+from hand_wire import table_options
 
 from . import tournament_messages as msg
 from .privacy import Viewer
@@ -36,7 +35,6 @@ from .tournament_tables import Tables, start
 log = structlog.get_logger("hand_ledger.tournaments")
 _rpc = rpc(log, refuse=STATUS.refuse, bind=lambda request: {"tournament_id": getattr(request, "tournament_id", None) or None})
 SCOPE = "tournaments"  # the page-token scope of ListTournaments
-ROUNDS = (1, 3, 5, 7, 9)
 MAX_TABLES, MAX_DEALS = 32, 9
 
 
@@ -91,15 +89,10 @@ class TournamentService(pb_grpc.TournamentServiceServicer):
     async def CreateTournament(self, request: pb.CreateTournamentRequest, context) -> pb.CreateTournamentResponse:
         me = await self._signed_in(context)
         name, organiser_name = _name(request.name, "name"), _name(request.organiser_name, "organiser_name")
-        try:
-            options = selection_from_proto(request.rules)
-        except RuleViolation as exc:
-            raise LedgerError("INVALID_ARGUMENT", exc.detail, field="rules") from None
-        seats = request.seat_count or 4
-        _between(seats, 4 if options.partnership else 2, 4 if options.partnership else 5, "seat_count")
         rounds = request.rounds or 1
-        if rounds not in ROUNDS:
-            raise LedgerError("INVALID_ARGUMENT", "rounds: 1, 3, 5, 7 or 9", field="rounds", min=1, max=9)
+        # the room's own conversion and checks (INVALID_OPTIONS naming rules.*, rounds or seat_count), so
+        # a tournament takes exactly the tables its rooms' CreateRoom takes
+        seats = table_options(request.rules, request.seat_count or None, rounds=rounds).seat_count
         deals = _between(request.deals, 1, MAX_DEALS, "deals")
         _between(request.tables, 0, MAX_TABLES, "tables")
         _between(request.turn_seconds, 0, 600, "turn_seconds")

@@ -127,16 +127,15 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     async def CreateRoom(self, request: pb.CreateRoomRequest, context) -> pb.CreateRoomResponse:
         name = limits.text(request.player_name, "player_name", limits.MAX_NAME)
         player_id = await self._player(context, limits.text(request.player_id, "player_id", limits.MAX_PLAYER_ID))
-        seats = request.seat_count or 4  # checked against the options below (INVALID_OPTIONS)
         turn_seconds = limits.in_range(request.turn_seconds or 30, "turn_seconds", limits.TURN_SECONDS)
-        options = table_options(request.rules, seats, rounds=request.rounds, seats_field="seat_count")
+        options = table_options(request.rules, request.seat_count or None, rounds=request.rounds)
         if self.creation is not None:
             self.creation.take(player_id, context.peer())
         token = secrets.token_urlsafe(24)
         room_id = self.router.new_room_id()  # one this instance owns: the host's calls stay here
         code = "".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6))
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
-                          preset=request.rules.preset or DEFAULT_PRESET, options=options, seats=seats,
+                          preset=request.rules.preset or DEFAULT_PRESET, options=options,
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,
                           token_hash=token_hash(token), waiting_ttl_s=self.waiting_ttl_s,
                           seat_seed=_seat_seed(request))

@@ -94,7 +94,7 @@ class RulesService(rules_service_pb2_grpc.RulesServiceServicer):
 
     @_rpc
     def StartRound(self, request: pb.StartRoundRequest) -> pb.StartRoundResponse:
-        options = wire.table_options(request.rules, request.seats)
+        options = wire.table_options(request.rules, request.seats, seats_field="seats")
         deal = request.WhichOneof("deal")
         if deal is None:
             raise RuleViolation(Code.INVALID_ARGUMENT, "deal: set seed or deck", field="deal", allowed="seed,deck")

@@ -135,8 +135,8 @@ async def play_match(preset: str, seats: int, *, rounds: int = 1, seed: int = 1,
         run.room = d.room
         return True
 
-    options = resolve(preset, {**overrides, "rounds": rounds})
-    assert await do(CreateRoom(code="ABCDEF", public=False, preset=preset, options=options, seats=seats,
+    options = resolve(preset, {**overrides, "rounds": rounds, "seat_count": seats})
+    assert await do(CreateRoom(code="ABCDEF", public=False, preset=preset, options=options,
                                turn_seconds=30, player_name="n0", player_id=ids[0], token_hash=token(0)))
     for s in range(1, seats - bots):
         assert await do(JoinRoom(player_name=f"n{s}", player_id=ids[s], token_hash=token(s)))

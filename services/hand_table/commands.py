@@ -21,8 +21,7 @@ class CreateRoom:
     code: str
     public: bool
     preset: str
-    options: Options
-    seats: int
+    options: Options  # with the table's seat_count
     turn_seconds: int
     player_name: str
     player_id: str

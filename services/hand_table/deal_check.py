@@ -187,7 +187,7 @@ def verify_deals(records: Iterable[Recorded]) -> list[DealCheck]:
     for rec in records:
         ev = rec.event
         if isinstance(ev, RoomCreated):
-            options, n = ev.options, ev.seats
+            options, n = ev.options, ev.options.seat_count
             seats = [("empty", "")] * n
         elif isinstance(ev, SeatTaken) and 0 <= ev.seat < n:
             seats[ev.seat] = (ev.kind, ev.seat_seed)

@@ -27,8 +27,7 @@ class RoomCreated:
     code: str
     public: bool
     preset: str
-    options: Options
-    seats: int
+    options: Options  # with the table's seat_count
     turn_seconds: int
     host_seat: int = 0
     waiting_ttl_s: int = 0  # a room still waiting this long after creation expires (0: never)

@@ -63,7 +63,7 @@ async def on_create(d: Decision, cmd: Command, rules: RulesPort) -> None:
     body: CreateRoom = cmd.body
     secret = new_match_secret()  # committed in the public room_created, before any seat seed is taken
     d.add(RoomCreated(code=body.code, public=body.public, preset=body.preset, options=body.options,
-                      seats=body.seats, turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s,
+                      turn_seconds=body.turn_seconds, waiting_ttl_s=body.waiting_ttl_s,
                       deal_commitment=commitment(secret) if secret else b"", match_secret=secret))
     d.add(SeatTaken(seat=0, kind="human", name=body.player_name, player_id=body.player_id,
                     token_hash=body.token_hash, seat_seed=_seat_seed(body.seat_seed, secret, 0)))

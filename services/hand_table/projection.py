@@ -27,7 +27,7 @@ def evolve(room: Room | None, rec: Recorded, after: RoundState | None = None) ->
     if isinstance(ev, RoomCreated):
         room = Room(room_id=rec.room_id, code=ev.code, public=ev.public, preset=ev.preset,
                     options=ev.options, turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
-                    seats=tuple(SeatSlot() for _ in range(ev.seats)), created_at=rec.at,
+                    seats=tuple(SeatSlot() for _ in range(ev.options.seat_count)), created_at=rec.at,
                     waiting_ttl_s=ev.waiting_ttl_s, match_secret=ev.match_secret)
     elif room is None:
         raise ValueError(f"{rec.kind} before room_created")

@@ -34,7 +34,7 @@ async def test_a_half_built_table_is_finished_in_its_own_room(broker, tmp_path: 
         # what a dead owner left: the table recorded, its room created with the host, nothing more
         await mm.log.append(Pool(key, "hand", 2), [Opened(t1), Opened(t2), Formed(Group("g1", room_id, (t1.ticket_id, t2.ticket_id), 0, "beginner", now))])
         options = selection_from_proto(options_pb2.RuleSelection(preset="hand"))
-        reply = await router.send(Command(room_id, CreateRoom("ABCDEF", False, "hand", options, 2, 30, "Ann", "guest:a",
+        reply = await router.send(Command(room_id, CreateRoom("ABCDEF", False, "hand", options.seated(2), 30, "Ann", "guest:a",
                                                               t1.token_hash)))
         assert reply.ok
         server.owner.version += 1  # an ownership change: the instance folds the pools it owns

@@ -83,7 +83,7 @@ async def test_start_round_from_a_seed_deals_a_consistent_reproducible_round(stu
     assert first == again
     state = state_from_proto(first.state)
     hand_engine.check_state(state)
-    assert state.options == resolve("kout-saudi") and state.seed == 42
+    assert state.options == resolve("kout-saudi", {"seat_count": 3}) and state.seed == 42  # its 3 seats inside
     assert [e.WhichOneof("event") for e in first.events] == ["round_started", "turn_started"]
     assert first.events[0].round_started.HasField("seed")  # unredacted for the room owner
 

@@ -53,6 +53,15 @@ async def test_a_tournament_of_three_tables_and_two_deals_with_bots(broker, tmp_
     try:
         stub, lstub = pb_grpc.TournamentServiceStub(channel), lpb_grpc.LedgerServiceStub(channel)
         rstub = rpb_grpc.RoomServiceStub(room_channel)
+        # the tables' options are checked as CreateRoom checks them (hand_wire.table_options): a
+        # "hand" table has at most 4 seats, a partnership exactly 4
+        for preset, seats, rounds, field in [("hand", 5, 1, "seat_count"), ("partnership", 3, 1, "seat_count"),
+                                             ("hand", 2, 4, "rounds"), ("nope", 2, 1, "rules.preset")]:
+            code, detail = await refusal(stub.CreateTournament(pb.CreateTournamentRequest(
+                name="Bad", organiser_name="Org", rules=options_pb2.RuleSelection(preset=preset), rounds=rounds,
+                seat_count=seats, deals=1), metadata=org))
+            assert (code, name(detail), detail.params["field"]) == (
+                grpc.StatusCode.INVALID_ARGUMENT, "INVALID_OPTIONS", field)
         t = (await stub.CreateTournament(pb.CreateTournamentRequest(
             name="Friday duplicate", organiser_name="Org", rules=options_pb2.RuleSelection(preset="hand"),
             rounds=1, seat_count=2, deals=2, tables=3, bot_level=room_pb2.BOT_LEVEL_BEGINNER, turn_seconds=60),

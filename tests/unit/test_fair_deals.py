@@ -102,7 +102,7 @@ async def test_a_seat_seed_sent_on_create_and_join_is_recorded() -> None:
     from hand_table import Command, CreateRoom, JoinRoom, decide
     from hand_room.rules_port import LocalRules
 
-    d = await decide(None, Command("r", CreateRoom("ABCDEF", False, "hand", resolve("hand"), 2, 30, "a", "p0",
+    d = await decide(None, Command("r", CreateRoom("ABCDEF", False, "hand", resolve("hand").seated(2), 30, "a", "p0",
                                                    "h0", seat_seed="mine")), 1.0, LocalRules())
     d2 = await decide(d.room, Command("r", JoinRoom("b", "p1", "h1", seat_seed="theirs")), 2.0, LocalRules())
     assert [s.seat_seed for s in d2.room.seats] == ["mine", "theirs"]

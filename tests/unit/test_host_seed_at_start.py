@@ -23,7 +23,7 @@ from tests.room_domain_support import Room
 
 def _room(host_seed: str | None = None) -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand"), 2, 30, "Host", "p0", "h0", seat_seed=host_seed))
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand").seated(2), 30, "Host", "p0", "h0", seat_seed=host_seed))
     r.run(FillWithBots("beginner"), seat=0)
     return r
 

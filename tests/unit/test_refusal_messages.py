@@ -32,7 +32,7 @@ def test_a_room_id_with_a_space_is_refused_with_the_characters_it_may_hold() -> 
 
 def test_removing_the_host_own_seat_says_so_and_a_seat_outside_the_room_says_its_range() -> None:
     room = Room()
-    room.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 3, 30, "host", "p0", "h0"))
+    room.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(3), 30, "host", "p0", "h0"))
     room.run(JoinRoom("p1", "p1", "h1"))
     own = refusal(lambda: room.run(RemovePlayer(0), seat=0))
     assert (own.code, own.params["field"], own.params["host_seat"]) == ("INVALID_ARGUMENT", "seat", 0)

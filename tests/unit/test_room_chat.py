@@ -26,7 +26,7 @@ from tests.room_domain_support import Room
 
 def new_match(seats: int = 2, rounds: int = 1, seed: int = 7) -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": rounds, "max_turns": 40}), seats, 30,
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": rounds, "max_turns": 40}).seated(seats), 30,
                      "host", "p0", "h0", seat_seed="s0"))  # seeds given: two matches deal alike
     for i in range(1, seats):
         r.run(JoinRoom(f"p{i}", f"p{i}", f"h{i}", seat_seed=f"s{i}"))
@@ -72,7 +72,7 @@ def test_a_phrase_from_a_seat_or_a_spectator_is_appended_and_every_audience_sees
 
 def test_chat_is_allowed_before_the_match_and_refused_once_it_is_over() -> None:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 2, 30, "host", "p0", "h0"))
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(2), 30, "host", "p0", "h0"))
     r.run(Chat("greeting"), seat=0)
     assert r.kinds()[-1] == "chat_sent"
     r = new_match()

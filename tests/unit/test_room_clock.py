@@ -18,7 +18,7 @@ def _seconds(ts) -> float:
 
 def _match(turn_seconds: int = 40, **overrides) -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1, **overrides}), 2, turn_seconds, "host", "p0",
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1, **overrides}).seated(2), turn_seconds, "host", "p0",
                      "h0"), now=T0)
     r.run(JoinRoom("p1", "p1", "h1"), now=T0 + 1)
     return r

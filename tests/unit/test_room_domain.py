@@ -19,7 +19,7 @@ from tests.room_domain_support import Room
 def new_match(preset: str, seats: int, rounds: int, **overrides) -> Room:
     r = Room()
     options = resolve(preset, {**overrides, "rounds": rounds})
-    r.run(CreateRoom("ABCDEF", False, preset, options, seats, 30, "host", "p0", "h0"))
+    r.run(CreateRoom("ABCDEF", False, preset, options.seated(seats), 30, "host", "p0", "h0"))
     for i in range(1, seats):
         r.run(JoinRoom(f"p{i}", f"p{i}", f"h{i}"))
     r.run(StartMatch(seed=99), seat=0)
@@ -78,13 +78,13 @@ def test_a_rebuilt_room_equals_the_live_one() -> None:
 
 def test_room_commands_are_refused_with_stable_codes_and_change_nothing() -> None:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 2, 30, "h", "p0", "h0"))
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(2), 30, "h", "p0", "h0"))
     for call, code in [
         (lambda: r.run(StartMatch(), seat=0), "NOT_ENOUGH_PLAYERS"),
         (lambda: r.run(FillWithBots("beginner"), seat=None), "SEAT_TOKEN_INVALID"),
         (lambda: r.run(Act(DrawStock()), seat=0), "MATCH_NOT_STARTED"),
         (lambda: r.run(JoinRoom("x", "p1", "h1", wanted_seat=0)), "SEAT_TAKEN"),
-        (lambda: r.run(CreateRoom("X", False, "hand", resolve("hand"), 2, 30, "", "p", "h")), "ROOM_EXISTS"),
+        (lambda: r.run(CreateRoom("X", False, "hand", resolve("hand").seated(2), 30, "", "p", "h")), "ROOM_EXISTS"),
     ]:
         before = len(r.events)
         with pytest.raises(RoomError) as info:
@@ -145,11 +145,34 @@ def test_every_kind_of_event_and_command_round_trips_through_its_wire_form() -> 
     for rec in r.events:
         assert decode(encode(rec)) == rec
     options = resolve("hand")
-    for body in [CreateRoom("C", True, "hand", options, 4, 30, "n", "p", "h"), JoinRoom("a", "p", "h", 2),
+    for body in [CreateRoom("C", True, "hand", options.seated(4), 30, "n", "p", "h"), JoinRoom("a", "p", "h", 2),
                  Act(DrawStock(), 7), StartMatch(3), Presence(False, 1.5), TurnTimeout(1, 2, 3),
                  BotTurn(1, 2, 3, (DrawStock(),), asked_seq=41), BotTurn(1, 2, 3, ())]:
         cmd = Command("r1", body, seat=1, action_id="a")
         assert decode_command(encode_command(cmd)) == cmd
+
+
+def test_a_room_stored_before_seat_count_was_an_option_rebuilds_to_the_same_room() -> None:
+    """Events and commands written when the seat count travelled beside the options (``RoomCreated``'s
+    and ``CreateRoomCommand``'s ``seat_count``, ``RuleOptions`` without it) still decode: the count
+    beside fills the options' ``seat_count``, and the rebuilt room is the one stored."""
+    from hand_wire import command_to_proto, to_proto
+
+    r = new_match("saudi", 3, rounds=1, max_turns=12)
+    play_out(r)
+    rebuilt = None
+    for rec in r.events:
+        msg = to_proto(rec)
+        if msg.WhichOneof("event") == "room_created":
+            assert msg.room_created.seat_count == msg.room_created.options.seat_count == 3  # both written
+            msg.room_created.options.ClearField("seat_count")  # the old form
+            assert decode(msg.SerializeToString()) == rec
+        rebuilt = evolve(rebuilt, decode(msg.SerializeToString()))
+    assert rebuilt == r.room and rebuilt.n == 3 and rebuilt.options.seat_count == 3
+    cmd = Command("r1", CreateRoom("C", True, "hand", resolve("hand").seated(3), 30, "n", "p", "h"))
+    old = command_to_proto(cmd)
+    old.create_room.options.ClearField("seat_count")
+    assert decode_command(old.SerializeToString()) == cmd
 
 
 def test_each_audience_sees_only_what_it_may() -> None:
@@ -185,7 +208,7 @@ def test_a_seat_goes_away_after_repeated_timeouts() -> None:
 
 def _bots_only(preset: str = "hand") -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, preset, resolve(preset, {"rounds": 1}), 2, 30, "host", "p0", "h0"))
+    r.run(CreateRoom("ABCDEF", False, preset, resolve(preset, {"rounds": 1}).seated(2), 30, "host", "p0", "h0"))
     r.run(FillWithBots("middle"), seat=0)
     r.run(StartMatch(seed=7), seat=0)
     r.run(LeaveRoom(), seat=0)

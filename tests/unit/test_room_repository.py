@@ -28,7 +28,7 @@ class SlowStore:
 
 def _room_events():
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 3, 30, "host", "p0", "h0"))
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(3), 30, "host", "p0", "h0"))
     r.run(JoinRoom("p1", "p1", "h1"))
     r.run(JoinRoom("p2", "p2", "h2"))
     return r.events

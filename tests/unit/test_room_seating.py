@@ -20,7 +20,7 @@ from tests.room_domain_support import Room
 
 def new_match(preset: str = "hand", seats: int = 2, rounds: int = 3, start: bool = True) -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, preset, resolve(preset, {"rounds": rounds, "max_turns": 12}), seats, 30,
+    r.run(CreateRoom("ABCDEF", False, preset, resolve(preset, {"rounds": rounds, "max_turns": 12}).seated(seats), 30,
                      "host", "p0", "h0", seat_seed="s0"))
     for i in range(1, seats):
         r.run(JoinRoom(f"p{i}", f"p{i}", f"h{i}", seat_seed=f"s{i}"))

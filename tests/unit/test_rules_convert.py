@@ -137,13 +137,79 @@ def test_table_options_put_rounds_inside_the_options_and_name_the_request_field(
 
     selection = options_pb2.RuleSelection(preset="eram-hand", overrides=options_pb2.RuleOptions(rounds=4))
     got = table_options(selection, 3, rounds=7)  # the request's rounds take the overrides' place
-    assert got == resolve("eram-hand", {"rounds": 7})
+    assert got == resolve("eram-hand", {"rounds": 7, "seat_count": 3})  # and its seat count is inside
     assert options_from_json(options_to_json(got)) == got  # the ledger's stored form: the wire's JSON
     for rules, seats, rounds, field in [(selection, 3, 0, "rules.overrides.rounds"), (selection, 3, 4, "rounds"),
                                         (options_pb2.RuleSelection(preset="partnership"), 3, 0, "seat_count")]:
         with pytest.raises(RuleViolation) as info:
             table_options(rules, seats, rounds=rounds, seats_field="seat_count")
         assert (info.value.code, info.value.params["field"]) == (Code.INVALID_OPTIONS, field)
+
+
+@pytest.mark.parametrize(("preset", "overrides", "seats", "field"), [
+    ("hand", {}, 5, "seat_count"),  # max_players 4 bounds the table
+    ("hand", {}, 1, "seat_count"),
+    ("hand", {}, 0, "seat_count"),  # a count given as 0 (the rules service's seats) is refused, not kept
+    ("partnership", {"max_players": 5}, 5, "seat_count"),
+    ("saudi-partnership", {}, 2, "seat_count"),
+    ("hand", {"seat_count": 6}, None, "rules.overrides.seat_count"),
+    ("partnership", {"seat_count": 3}, None, "rules.overrides.seat_count"),
+])
+def test_a_seat_count_the_options_do_not_allow_is_invalid_options_naming_its_field(preset, overrides, seats,
+                                                                                  field) -> None:
+    from hand_wire import table_options
+
+    rules = options_pb2.RuleSelection(preset=preset, overrides=options_pb2.RuleOptions(**overrides))
+    with pytest.raises(RuleViolation) as info:
+        table_options(rules, seats)
+    assert info.value.code is Code.INVALID_OPTIONS
+    assert (info.value.params["option"], info.value.params["field"]) == ("seat_count", field)
+
+
+@pytest.mark.parametrize(("preset", "overrides", "seats", "expected"), [
+    ("hand", {}, None, 4),  # unset: the default
+    ("r2019", {}, 5, 5),
+    ("hand", {"seat_count": 3}, None, 3),  # an override, like rounds
+    ("hand", {"seat_count": 3}, 2, 2),  # the request's own field takes the override's place
+    ("partnership", {}, None, 4),
+])
+def test_the_seat_count_lands_inside_the_options(preset, overrides, seats, expected) -> None:
+    from hand_wire import table_options
+
+    rules = options_pb2.RuleSelection(preset=preset, overrides=options_pb2.RuleOptions(**overrides))
+    got = table_options(rules, seats)
+    assert got.seat_count == expected and got == resolve(preset, {**overrides, "seat_count": expected})
+
+
+@pytest.mark.parametrize(("preset", "seats"), [("hand", 3), ("r2019", 5), ("partnership", 4), ("dananeer", 2)])
+def test_options_stored_before_seat_count_was_an_option_decode_with_the_count_stored_beside(preset, seats) -> None:
+    """The ledger's ``ledger_rooms.options`` and a stored ``RoundState``/``RoomCreated`` were written
+    without ``seat_count``: the count stored beside them (the ``seat_count`` column, ``n``) fills it."""
+    import json
+
+    from hand_wire import options_from_json, options_to_json
+
+    options = resolve(preset, {"seat_count": seats})
+    old = options_to_proto(options)
+    old.ClearField("seat_count")
+    assert options_from_proto(old, seats) == options
+    stored = json.loads(options_to_json(options))
+    del stored["seat_count"]
+    assert options_from_json(json.dumps(stored), seats) == options
+    engine_dict = options.to_dict()  # the form before round 3
+    del engine_dict["seat_count"]
+    assert options_from_json(json.dumps(engine_dict), seats) == options
+    with pytest.raises(RuleViolation) as info:  # nothing to fill it with: still an invalid state
+        options_from_proto(old)
+    assert info.value.code is Code.INVALID_STATE and info.value.params == {"option": "seat_count"}
+
+
+def test_a_round_state_stored_without_the_options_seat_count_reads_it_from_n() -> None:
+    state, _ = start_round(resolve("hand"), 3, seed=2)
+    assert state.options.seat_count == 3  # the round's options are the table's
+    msg = state_to_proto(state)
+    msg.options.ClearField("seat_count")
+    assert state_from_proto(_wire(msg)) == state
 
 
 # ------------------------------------------------------------------- state

@@ -15,7 +15,7 @@ from tests.room_domain_support import Room
 
 def _room() -> Room:
     r = Room()
-    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand"), 3, 30, "Host", "p0", "h0", seat_seed="host"))
+    r.run(CreateRoom("ABCDEF", False, "hand", resolve("hand").seated(3), 30, "Host", "p0", "h0", seat_seed="host"))
     r.run(JoinRoom("Ada", "p1", "h1", seat_seed="lucky-1"))
     return r
 

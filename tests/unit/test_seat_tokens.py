@@ -29,7 +29,7 @@ def run(room, body, seat=None):
 @settings(max_examples=60, deadline=None)
 @given(ops)
 def test_a_token_opens_its_own_seat_until_the_seat_is_left_and_never_again(steps) -> None:
-    room = run(None, CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), SEATS, 30,
+    room = run(None, CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(SEATS), 30,
                                 "host", "p0", "t0")).room
     granted = {"t0": 0}  # token hash -> the seat it was given
     gone: set[str] = set()
@@ -59,7 +59,7 @@ def test_a_token_opens_its_own_seat_until_the_seat_is_left_and_never_again(steps
 
 
 def test_after_match_ended_every_seat_token_is_expired_for_writes_but_not_for_reads() -> None:
-    room = run(None, CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}), 2, 30,
+    room = run(None, CreateRoom("ABCDEF", False, "hand", resolve("hand", {"rounds": 1}).seated(2), 30,
                                 "host", "p0", "t0")).room
     room = run(room, JoinRoom("b", "p1", "t1")).room
     room = run(room, StartMatch(seed=7), seat=0).room

@@ -23,7 +23,7 @@ import structlog
 
 from hand.v1 import options_pb2
 from hand_infra.eventstore import StaleAppend
-from hand_wire import selection_from_proto
+from hand_wire import table_options
 from hand_table import Room, Command, CreateRoom, FillWithBots, JoinRoom, StartMatch, RoomCode, RoomError
 
 from .. import limits
@@ -175,10 +175,10 @@ class Matchmaker:
             host = tickets[0]
             room = await self._room(group.room_id)
             if room is None:
-                options = selection_from_proto(options_pb2.RuleSelection(preset=pool.preset))
+                options = table_options(options_pb2.RuleSelection(preset=pool.preset), pool.seats)
                 await self._send(Command(group.room_id, CreateRoom(
                     code="".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6)), public=False,
-                    preset=pool.preset, options=options, seats=pool.seats, turn_seconds=TURN_SECONDS,
+                    preset=pool.preset, options=options, turn_seconds=TURN_SECONDS,
                     player_name=host.name, player_id=host.player_id, token_hash=host.token_hash,
                     waiting_ttl_s=self.waiting_ttl_s, seat_seed=host.seat_seed)), RoomCode.ROOM_EXISTS)
                 room = await self._room(group.room_id)

@@ -38,9 +38,8 @@ class PlayNow:
 
     async def find(self, request: pb.FindMatchRequest, context) -> pb.FindMatchResponse:
         preset = limits.text(request.preset, "preset", PRESET_MAX) or DEFAULT_PRESET
-        seats = request.seat_count or 4
         try:
-            table_options(options_pb2.RuleSelection(preset=preset), seats, seats_field="seat_count")
+            seats = table_options(options_pb2.RuleSelection(preset=preset), request.seat_count or None).seat_count
         except RuleViolation as exc:
             if exc.params.get("field") == "rules.preset":
                 exc.params["field"] = "preset"

@@ -2,9 +2,9 @@
 
 The one conversion between the two shapes a room's options take (the wire's
 ``RuleSelection``/``RuleOptions`` and the engine's ``Options``):
-``table_options`` reads a request's rules with its ``rounds`` and seat count
-into the engine's options (``rounds`` lands inside them; the seat count is
-checked against them), naming the request field of a refusal;
+``table_options`` reads a request's rules with its ``rounds`` and ``seat_count``
+into the engine's options (both land inside them, where the engine checks
+them), naming the request field of a refusal;
 ``options_to_json`` is the wire message's text form, which the ledger stores.
 
 Driven by the descriptors, so a new option needs no code here (the contract
@@ -59,16 +59,19 @@ def options_to_json(options: Options) -> str:
                                      indent=None, sort_keys=True)
 
 
-def options_from_json(text: str) -> Options:
+def options_from_json(text: str, seat_count: int = 0) -> Options:
     """``options_to_json`` read back (``options_from_proto`` of the parsed ``RuleOptions``).
 
-    Ledgers written before round 3 stored the engine's own dict (``Options.to_dict``, enums as
-    their engine strings, which protobuf's JSON cannot parse): that form is still read, so an
-    existing ledger database needs no migration."""
+    Older stored forms are still read, so an existing ledger database needs no migration: text
+    written before ``seat_count`` was an option lacks it, and ``seat_count`` (the count stored
+    beside it, the ledger's ``seat_count`` column) fills it; ledgers written before round 3 stored
+    the engine's own dict (``Options.to_dict``, enums as their engine strings, which protobuf's
+    JSON cannot parse), also without ``seat_count``."""
     try:
-        return options_from_proto(json_format.Parse(text, options_pb2.RuleOptions()))
+        return options_from_proto(json_format.Parse(text, options_pb2.RuleOptions()), seat_count)
     except json_format.ParseError:
-        return with_overrides(Options(), json.loads(text))
+        stored = json.loads(text)
+        return with_overrides(Options(), {**({"seat_count": seat_count} if seat_count else {}), **stored})
 
 
 def _set_fields(msg: options_pb2.RuleOptions, code: Code) -> dict[str, Any]:
@@ -84,8 +87,16 @@ def _set_fields(msg: options_pb2.RuleOptions, code: Code) -> dict[str, Any]:
     return out
 
 
-def options_from_proto(msg: options_pb2.RuleOptions) -> Options:
-    """The options of a ``RoundState``: every field must be set (else ``INVALID_STATE``)."""
+def options_from_proto(msg: options_pb2.RuleOptions, seat_count: int = 0) -> Options:
+    """The options of a ``RoundState`` or a stored event: every field must be set (else
+    ``INVALID_STATE``), but for ``seat_count`` in a message written before it was an option:
+    ``seat_count`` (the count carried beside the options: ``RoomCreated.seat_count``,
+    ``RoundState.n``) stands in for it when given."""
+    if seat_count and not msg.HasField("seat_count"):
+        copy = options_pb2.RuleOptions()
+        copy.CopyFrom(msg)
+        copy.seat_count = seat_count
+        msg = copy
     return _decode_full(msg.SerializeToString(deterministic=True))
 
 
@@ -107,31 +118,33 @@ def selection_from_proto(msg: options_pb2.RuleSelection) -> Options:
     return resolve(msg.preset or _DEFAULT_PRESET, overrides)
 
 
-def table_options(rules: options_pb2.RuleSelection, seats: int, *, rounds: int = 0, prefix: str = "rules",
-                  seats_field: str = "seats", rounds_field: str = "rounds") -> Options:
-    """A table's effective options: defaults ← preset ← overrides ← ``rounds`` (0: keep), checked for
-    ``seats`` players. An ``INVALID_OPTIONS`` refusal names its request field (``name_option_field``;
-    ``rounds_field`` when it is about the ``rounds`` given here)."""
-    if rounds:
+def table_options(rules: options_pb2.RuleSelection, seat_count: int | None = None, *, rounds: int = 0,
+                  prefix: str = "rules", seats_field: str = "seat_count", rounds_field: str = "rounds") -> Options:
+    """The one conversion of a request's options: defaults ← preset ← overrides ← the request's own
+    ``seat_count`` (``None``: keep) and ``rounds`` (0: keep), which take the overrides' place; the
+    engine checks them all (``Options``: the seat count against ``max_players`` and ``partnership``).
+    An ``INVALID_OPTIONS`` refusal names its request field (``name_option_field``: ``seats_field`` or
+    ``rounds_field`` when it is about the value given beside the selection)."""
+    own: dict[str, str] = {}
+    if rounds or seat_count is not None:
         rules = options_pb2.RuleSelection(preset=rules.preset, overrides=rules.overrides)
-        rules.overrides.rounds = rounds
+        if rounds:
+            rules.overrides.rounds, own["rounds"] = rounds, rounds_field
+        if seat_count is not None:
+            rules.overrides.seat_count, own["seat_count"] = seat_count, seats_field
     try:
-        options = selection_from_proto(rules)
-        options.check_players(seats)
+        return selection_from_proto(rules)
     except RuleViolation as exc:
-        name_option_field(exc, prefix, seats_field)
-        if rounds and exc.params.get("option") == "rounds":
-            exc.params["field"] = rounds_field
-        raise
-    return options
+        raise name_option_field(exc, prefix, own) from None
 
 
-def name_option_field(exc: RuleViolation, prefix: str = "rules", players_field: str = "seats") -> RuleViolation:
-    """Name the request field an ``INVALID_OPTIONS`` refusal is about (``params["field"]``):
-    ``<prefix>.overrides.<option>``, ``<prefix>.preset``, or the player count's field."""
+def name_option_field(exc: RuleViolation, prefix: str = "rules", own: dict[str, str] | None = None) -> RuleViolation:
+    """Name the request field an ``INVALID_OPTIONS`` refusal is about (``params["field"]``): the
+    request's own field for an option it gave beside its selection (``own``: option → field), else
+    ``<prefix>.overrides.<option>``, or ``<prefix>.preset``."""
     option = exc.params.get("option")
-    if option == "players":
-        exc.params["field"] = players_field
+    if option and own and option in own:
+        exc.params["field"] = own[option]
     elif option:
         exc.params["field"] = f"{prefix}.overrides.{option}"
     elif "preset" in exc.params:

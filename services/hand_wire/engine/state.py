@@ -151,7 +151,7 @@ def state_to_proto(s: RoundState) -> state_pb2.RoundState:
 def state_from_proto(msg: state_pb2.RoundState) -> RoundState:
     """Decode a client-supplied state (then check it with ``hand_engine.check_state``)."""
     return RoundState(
-        options=options_from_proto(msg.options), n=msg.n, dealer=msg.dealer, seed=msg.seed,
+        options=options_from_proto(msg.options, msg.n), n=msg.n, dealer=msg.dealer, seed=msg.seed,
         deck=cards_in(msg.deck[:], _BAD, "deck"), seats=tuple(_seat_from_proto(x) for x in msg.seats),
         stock=cards_in(msg.stock[:], _BAD, "stock"), pile=cards_in(msg.pile[:], _BAD, "pile"),
         melds=tuple(meld_from_proto(m) for m in msg.melds), turn=_turn_from_proto(msg.turn),

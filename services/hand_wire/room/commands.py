@@ -20,7 +20,7 @@ def _body(b) -> tuple[str, object]:
         case CreateRoom():
             return "create_room", pb.CreateRoomCommand(
                 join_code=b.code, visibility=_VIS[b.public], preset=b.preset,
-                options=options_to_proto(b.options), seat_count=b.seats, turn_seconds=b.turn_seconds,
+                options=options_to_proto(b.options), seat_count=b.options.seat_count, turn_seconds=b.turn_seconds,
                 player_name=b.player_name, player_id=b.player_id, token_hash=b.token_hash,
                 waiting_ttl_s=b.waiting_ttl_s, seat_seed=b.seat_seed)
         case JoinRoom():
@@ -69,7 +69,7 @@ def _from(member: str, b):
     match member:
         case "create_room":
             return CreateRoom(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
-                              preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
+                              preset=b.preset, options=options_from_proto(b.options, b.seat_count),
                               turn_seconds=b.turn_seconds, player_name=b.player_name, player_id=b.player_id,
                               token_hash=b.token_hash, waiting_ttl_s=b.waiting_ttl_s,
                               seat_seed=_opt(b, "seat_seed"))

@@ -67,7 +67,7 @@ def _body(ev: RoomEvent):
     match ev:
         case RoomCreated():
             return pb.RoomCreated(join_code=ev.code, visibility=_VIS[ev.public], preset=ev.preset,
-                                  options=options_to_proto(ev.options), seat_count=ev.seats,
+                                  options=options_to_proto(ev.options), seat_count=ev.options.seat_count,
                                   turn_seconds=ev.turn_seconds, host_seat=ev.host_seat,
                                   waiting_ttl_s=ev.waiting_ttl_s, deal_commitment=ev.deal_commitment,
                                   match_secret=ev.match_secret)
@@ -119,7 +119,7 @@ def _event(member: str, b) -> RoomEvent:
     match member:
         case "room_created":
             return RoomCreated(code=b.join_code, public=b.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
-                               preset=b.preset, options=options_from_proto(b.options), seats=b.seat_count,
+                               preset=b.preset, options=options_from_proto(b.options, b.seat_count),
                                turn_seconds=b.turn_seconds, host_seat=b.host_seat,
                                waiting_ttl_s=b.waiting_ttl_s, deal_commitment=b.deal_commitment,
                                match_secret=b.match_secret)
