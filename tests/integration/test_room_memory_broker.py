@@ -15,18 +15,15 @@ import pytest
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.eventstore import EventStore
-from hand_infra.memory_broker import MemoryBroker
-from hand_infra.settings import KafkaSettings
+from hand_sim.rooms import MemoryRooms, memory_rooms
 from hand_table import MoveMade
 from hand_wire import decode
 from hand_room.partitions import partition_of
 
-from .room_support import Watcher, create_room, join_all, play_to_end, seq_of, start_instance, topics_for, wait_for
+from .room_support import Watcher, create_room, join_all, play_to_end, seq_of, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 PARTITIONS = 8
-#: no broker address: every client comes from the memory broker
-SETTINGS = KafkaSettings(partitions=PARTITIONS, session_timeout_ms=2000, heartbeat_interval_ms=300)
 
 
 async def _stored(url: str, room_id: str) -> list:
@@ -38,14 +35,9 @@ async def _stored(url: str, room_id: str) -> list:
         await store.close()
 
 
-async def _memory(unique: str) -> MemoryBroker:
-    broker = MemoryBroker(PARTITIONS)
-    await broker.ensure_topics(SETTINGS, topics_for(unique).values())
-    return broker
-
-
-def _published(broker: MemoryBroker, unique: str, room_id: str) -> set[int]:
-    return {decode(r.value).seq for r in broker.records(topics_for(unique)["events"]) if r.key == room_id.encode()}
+def _published(rooms: MemoryRooms, room_id: str) -> set[int]:
+    """The seqs of ``room_id`` on the events topic (at least once each: a set)."""
+    return {decode(r.value).seq for r in rooms.broker.records(rooms.topics["events"]) if r.key == room_id.encode()}
 
 
 def _gapless(watcher: Watcher) -> None:
@@ -62,15 +54,18 @@ async def _start_match(stub, seats: int = 2):
     return room_id, players
 
 
-async def test_one_instance_on_the_memory_broker_plays_a_match_to_its_end(tmp_path: Path, unique: str) -> None:
-    broker = await _memory(unique)
+async def test_one_instance_on_the_memory_broker_plays_a_match_to_its_end(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'events.db'}"
-    server = await start_instance(SETTINGS, unique, url, broker=broker)
+    async with memory_rooms(1, url, partitions=PARTITIONS) as rooms:
+        await _one(rooms, url)
+
+
+async def _one(rooms: MemoryRooms, url: str) -> None:
+    server = rooms.servers[0]
     channel = grpc.aio.insecure_channel(server.target)
     watchers: dict[int, Watcher] = {}
     try:
-        assert server.instance.broker is broker
-        await wait_for(lambda: server.owner.in_group and len(server.owner.owned) == PARTITIONS, 10)
+        assert server.instance.broker is rooms.broker and len(server.owner.owned) == PARTITIONS
         stub = pb_grpc.RoomServiceStub(channel)
         room_id, players = await _start_match(stub)
         watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
@@ -79,7 +74,7 @@ async def test_one_instance_on_the_memory_broker_plays_a_match_to_its_end(tmp_pa
         events = await _stored(url, room_id)
         assert [r.seq for r in events] == list(range(len(events)))
         assert sum(isinstance(r.event, MoveMade) and r.event.origin == "player" for r in events) == moves
-        await wait_for(lambda: _published(broker, unique, room_id) == set(range(len(events))), 10)
+        await wait_for(lambda: _published(rooms, room_id) == set(range(len(events))), 10)
         for w in watchers.values():
             _gapless(w)
         assert server.router.sent_local > 0 and server.router.sent_remote == 0  # its own rooms: in-process
@@ -87,21 +82,21 @@ async def test_one_instance_on_the_memory_broker_plays_a_match_to_its_end(tmp_pa
         for w in watchers.values():
             await w.close()
         await channel.close()
-        await server.stop(0)
 
 
-async def test_two_instances_hand_a_room_over_when_its_owner_stops(tmp_path: Path, unique: str) -> None:
-    broker = await _memory(unique)
+async def test_two_instances_hand_a_room_over_when_its_owner_stops(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'events.db'}"
-    a = await start_instance(SETTINGS, unique, url, broker=broker)
-    b = await start_instance(SETTINGS, unique, url, broker=broker)
+    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
+        await _two(rooms, url)
+
+
+async def _two(rooms: MemoryRooms, url: str) -> None:
+    a, b = rooms.servers
     channels = [grpc.aio.insecure_channel(s.target) for s in (a, b)]
     stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
     watchers: dict[int, Watcher] = {}
     try:
-        await wait_for(lambda: a.owner.owned and b.owner.owned and len(a.owner.owned | b.owner.owned) == PARTITIONS
-                       and not a.owner.owned & b.owner.owned and a.instance.ownership.owner_of("x") is not None
-                       and b.instance.ownership.owner_of("x") is not None, 15)
+        assert a.owner.owned and b.owner.owned  # memory_rooms waited for the group to settle
         room_id, players = await _start_match(stub_a)
         assert partition_of(room_id, PARTITIONS) in a.owner.owned
         assert b.instance.ownership.owner_of(room_id).instance_id == a.instance_id  # the group's map, on b too
@@ -130,7 +125,7 @@ async def test_two_instances_hand_a_room_over_when_its_owner_stops(tmp_path: Pat
             await w.close()
 
         # a stops: it leaves the owners' group, whose rebalance deals b every partition
-        await a.stop(0)
+        await rooms.stop(a)
         await wait_for(lambda: len(b.owner.owned) == PARTITIONS and b.owner.in_group, 15)
         assert b.instance.ownership.owner_of(room_id).instance_id == b.instance_id
 
@@ -145,14 +140,40 @@ async def test_two_instances_hand_a_room_over_when_its_owner_stops(tmp_path: Pat
         events = await _stored(url, room_id)
         assert [r.seq for r in events] == list(range(len(events))), "no gap, no fork"
         assert sum(isinstance(r.event, MoveMade) and r.event.origin == "player" for r in events) == played
-        await wait_for(lambda: _published(broker, unique, room_id) == set(range(len(events))), 10)
+        await wait_for(lambda: _published(rooms, room_id) == set(range(len(events))), 10)
         for w in watchers.values():
             _gapless(w)
-        assert broker.groups[f"g-{unique}"].generation >= 3  # a joined, b joined, a left
+        assert rooms.broker.groups[rooms.group_id].generation >= 3  # a joined, b joined, a left
     finally:
         for w in watchers.values():
             await w.close()
         for c in channels:
             await c.close()
-        for s in (a, b):
-            await s.stop(0)
+
+
+async def test_a_broker_restart_that_loses_everything_is_recovered_and_the_match_goes_on(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(1, url, partitions=PARTITIONS) as rooms:
+        server = rooms.servers[0]
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            room_id, players = await _start_match(stub)
+            rooms.broker.outage(lose=True)  # the embedded broker restarted: no topic, record or group
+            await wait_for(lambda: not server.watch.up, 5)
+            rooms.broker.restore()
+            await wait_for(lambda: server.watch.up and server.watch.epoch == 1 and server.owner.in_group
+                           and len(server.owner.owned) == PARTITIONS, 15)
+            assert set(rooms.topics.values()) <= await rooms.broker.list_topics()  # re-created by the watch
+            before = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.next_seq
+            watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
+            try:
+                moves = await play_to_end(players, watchers)
+                for w in watchers.values():
+                    _gapless(w)
+            finally:
+                for w in watchers.values():
+                    await w.close()
+        events = await _stored(url, room_id)
+        assert [r.seq for r in events] == list(range(len(events)))
+        assert sum(isinstance(r.event, MoveMade) and r.event.origin == "player" for r in events) == moves
+        await wait_for(lambda: _published(rooms, room_id) >= set(range(before, len(events))), 10)  # since it
