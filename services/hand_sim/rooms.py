@@ -8,6 +8,7 @@ by default) — as many instances as a test or a simulation wants, in one owners
         ... grpc to a.target ...
         await rooms.stop(a)             # leaves the group: b takes its rooms over
         rooms.broker.outage(); rooms.broker.restore()
+        await rooms.start_bots()        # a bot service on the same broker (FillWithBots)
 
 ``env``: the instances' settings (``HAND_ROOM_*``, as ``RoomConfig.from_env`` reads them).
 """
@@ -23,6 +24,7 @@ from typing import Any
 
 from hand_infra.memory_broker import MemoryBroker
 from hand_infra.settings import KafkaSettings
+from hand_bot import BotService
 from hand_room import RoomConfig, RoomServer
 
 __all__ = ["MemoryRooms", "memory_rooms"]
@@ -44,6 +46,7 @@ class MemoryRooms:
                     "HAND_SHUTDOWN_GRACE_S": "0.5", "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0",
                     **(env or {})}
         self.servers: list[Any] = []  # RoomServers, in start order; a stopped one leaves the list
+        self.bots: Any = None  # the BotService, once started
 
     @property
     def group_id(self) -> str:
@@ -58,6 +61,13 @@ class MemoryRooms:
         await server.start()
         self.servers.append(server)
         return server
+
+    async def start_bots(self) -> Any:
+        """A bot service reading the bot requests of these instances (one is enough)."""
+        if self.bots is None:
+            self.bots = BotService(self.kafka, group_id=f"bots-{self.unique}", topics=self.topics, broker=self.broker)
+            await self.bots.start()
+        return self.bots
 
     async def settled(self, timeout_s: float = 15.0) -> None:
         """Until every partition is held by exactly one running instance, each knowing the map."""
@@ -80,6 +90,9 @@ class MemoryRooms:
     async def close(self) -> None:
         for server in reversed(list(self.servers)):
             await self.stop(server)
+        if self.bots is not None:
+            await self.bots.stop()
+            self.bots = None
 
 
 @asynccontextmanager

@@ -12,6 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
+from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.eventstore import EventStore
@@ -177,3 +178,24 @@ async def test_a_broker_restart_that_loses_everything_is_recovered_and_the_match
         assert [r.seq for r in events] == list(range(len(events)))
         assert sum(isinstance(r.event, MoveMade) and r.event.origin == "player" for r in events) == moves
         await wait_for(lambda: _published(rooms, room_id) >= set(range(before, len(events))), 10)  # since it
+
+
+async def test_bots_on_the_memory_broker_play_a_match_of_their_own(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
+        await rooms.start_bots()
+        async with grpc.aio.insecure_channel(rooms.servers[1].target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
+            room_id, token = created.room.room_id, players[0].token
+            await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
+            await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
+            await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
+
+            async def finished() -> bool:
+                room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
+                return room.status == room_pb2.ROOM_STATUS_FINISHED
+            await wait_for(finished, 60, interval=0.1)
+        events = await _stored(url, room_id)
+        assert [r.seq for r in events] == list(range(len(events)))
+        assert rooms.bots.decided > 0 and type(events[-1].event).__name__ == "MatchEnded"
