@@ -81,7 +81,8 @@ class BotService:
         t = topics or {}
         self.t_requests = t.get("bots", BOT_REQUESTS)
         self.t_commands = t.get("commands", ROOM_COMMANDS)
-        self.consumer = ConsumerLoop(settings, broker=self.broker, name="bot", topics=[self.t_requests], group_id=group_id,
+        self.consumer = ConsumerLoop(settings, name="bot", topics=[self.t_requests], group_id=group_id,
+                                     broker=self.broker,
                                      handle=self._on_batch, poll_ms=200, max_records=200)
         self._producer: AIOKafkaProducer | None = None
         self.decided = 0

@@ -85,7 +85,8 @@ class RoomOwner(CommandPipeline):
                                  store_timeout_s=store_timeout_s)
         self.presence = PresenceTracker(self.submit, presence_grace_s)
         self.broker = kafka_or(broker, settings)  # aiokafka's clients, or the in-memory broker's
-        self.consumer = ConsumerLoop(settings, broker=self.broker, name="owner", topics=[self.t_commands], group_id=group_id,
+        self.consumer = ConsumerLoop(settings, name="owner", topics=[self.t_commands], group_id=group_id,
+                                     broker=self.broker,
                                      assignor=ownership.assignor(), on_assigned=self._on_assigned,
                                      on_revoked=self._on_revoked, handle=self._on_batch,
                                      poll_ms=200, max_records=1000)
