@@ -21,6 +21,7 @@ from hand.v1 import room_bus_pb2
 from hand_engine import options_to_dict
 from hand_engine import PERSPECTIVE_FORMAT as FORMAT
 from hand_engine import view_to_json
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.kafka_metrics import LagProbe
 from hand_infra.kafka_trace import consume_span, headers
@@ -74,19 +75,21 @@ class BotService:
     name = "bot"
 
     def __init__(self, settings: KafkaSettings, *, group_id: str,
-                 topics: dict[str, str] | None = None) -> None:
+                 topics: dict[str, str] | None = None, broker: BrokerPort | None = None) -> None:
         self.settings, self.group_id = settings, group_id
+        self.broker = kafka_or(broker, settings)  # aiokafka's clients, or an in-memory broker
         t = topics or {}
         self.t_requests = t.get("bots", BOT_REQUESTS)
         self.t_commands = t.get("commands", ROOM_COMMANDS)
         self.consumer = ConsumerLoop(settings, name="bot", topics=[self.t_requests], group_id=group_id,
+                                     broker=self.broker,
                                      handle=self._on_batch, poll_ms=200, max_records=200)
         self._producer: AIOKafkaProducer | None = None
         self.decided = 0
         self._lag = LagProbe(group_id)
 
     async def start(self) -> None:
-        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        self._producer = self.broker.producer(self.settings)
         await self._producer.start()
         await self.consumer.start()
 

@@ -36,11 +36,11 @@ import time
 from collections.abc import Awaitable, Callable, Iterable
 
 import structlog
-from aiokafka.admin import AIOKafkaAdminClient
 
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.kafka_metrics import BROKER_RECOVERIES, BROKER_UP
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import PROJECT_TOPICS, TopicPartitionsError, ensure_topics
+from hand_infra.topics import PROJECT_TOPICS, TopicPartitionsError
 
 log = structlog.get_logger("hand_infra.broker_watch")
 
@@ -121,20 +121,14 @@ class PastEndCheck:
         return len(past)
 
 
-def _endpoints(bootstrap: str) -> list[tuple[str, int]]:
-    out = []
-    for item in bootstrap.split(","):
-        host, _, port = item.strip().rpartition(":")
-        out.append((host.strip("[]") or "127.0.0.1", int(port)))
-    return out
-
-
 class BrokerWatch:
     """See the module doc. ``start()`` / ``stop()``; ``up``; ``on_recover.append(fn)``."""
 
     def __init__(self, settings: KafkaSettings, topics: Iterable[str] = PROJECT_TOPICS, *,
-                 interval: float = 0.5, topic_check_s: float = 2.0, recover_timeout_s: float = 15.0) -> None:
+                 interval: float = 0.5, topic_check_s: float = 2.0, recover_timeout_s: float = 15.0,
+                 broker: BrokerPort | None = None) -> None:
         self.settings = settings
+        self.broker = kafka_or(broker, settings)  # probes, topic lists and re-creation
         self.topics = list(dict.fromkeys(topics))
         self.interval, self.topic_check_s, self.recover_timeout_s = interval, topic_check_s, recover_timeout_s
         self.on_recover: list[Recover] = []
@@ -158,27 +152,13 @@ class BrokerWatch:
         self._task = None
 
     async def _reachable(self) -> bool:
-        for host, port in _endpoints(self.settings.bootstrap_servers or ""):
-            try:
-                _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), 0.5)
-            except (OSError, TimeoutError):
-                continue
-            writer.close()
-            with contextlib.suppress(Exception):
-                await writer.wait_closed()
-            return True
-        return False
+        return await self.broker.reachable()
 
     async def _topics_lost(self) -> bool:
-        admin = AIOKafkaAdminClient(**self.settings.admin_kwargs(), request_timeout_ms=3000)
         try:
-            await asyncio.wait_for(admin.start(), 3)
-            existing = set(await asyncio.wait_for(admin.list_topics(), 3))
+            existing = await self.broker.list_topics()
         except Exception:  # unreachable after all: the probe will say so
             return False
-        finally:
-            with contextlib.suppress(Exception):
-                await admin.close()
         return any(t not in existing for t in self.topics)
 
     async def _loop(self) -> None:
@@ -205,7 +185,7 @@ class BrokerWatch:
         self.up = False
         began = time.monotonic()
         try:
-            await asyncio.wait_for(ensure_topics(self.settings, self.topics), self.recover_timeout_s)
+            await asyncio.wait_for(self.broker.ensure_topics(self.settings, self.topics), self.recover_timeout_s)
         except TopicPartitionsError as exc:  # stays down (refusing) until someone fixes the topic
             if str(exc) != self._refused:
                 self._refused = str(exc)

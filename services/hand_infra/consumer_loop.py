@@ -24,7 +24,9 @@ ledger) is a :class:`ConsumerLoop` and differs only in what it hands in:
   ``<name>_poll_failed``); the loop waits ``retry_s`` and goes on.
 
 Clients get their arguments from :class:`~hand_infra.settings.KafkaSettings`,
-so no metadata request of theirs creates a topic (``no_auto_create``).
+so no metadata request of theirs creates a topic (``no_auto_create``); the consumer
+comes from ``broker`` (:mod:`hand_infra.broker_port`: aiokafka's by default, or the
+in-memory broker's).
 ``restart()`` (a :class:`~hand_infra.broker_watch.BrokerWatch` recovery) retires
 the consumer — its loop ended, its listener silenced, out of its group within
 ``retire_s`` or in the background — and starts a new one in a new group session,
@@ -42,6 +44,7 @@ from typing import Any
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
 
+from .broker_port import BrokerPort, kafka_or
 from .broker_watch import PastEndCheck, retire_consumer, stop_in_background
 from .settings import KafkaSettings
 
@@ -80,8 +83,10 @@ class ConsumerLoop:
                  on_past_end: Callable[[], Awaitable[None]] | None = None,
                  on_error: Callable[[Exception], Any] | None = None,
                  commit: bool = True, poll_ms: int = 200, max_records: int = 1000,
-                 retry_s: float = 0.5, idle_s: float = 0.1, retire_s: float = 2.0) -> None:
+                 retry_s: float = 0.5, idle_s: float = 0.1, retire_s: float = 2.0,
+                 broker: BrokerPort | None = None) -> None:
         self.settings, self.name, self.handle = settings, name, handle
+        self.broker = kafka_or(broker, settings)
         self.topics, self.group_id, self.assignor = list(topics), group_id, assignor
         self.on_assigned, self.on_revoked, self.setup = on_assigned, on_revoked, setup
         self.before_poll, self.on_past_end, self.on_error = before_poll, on_past_end, on_error
@@ -95,10 +100,7 @@ class ConsumerLoop:
 
     # ---------------------------------------------------------------- lifecycle
     def _new_consumer(self) -> AIOKafkaConsumer:
-        kwargs = self.settings.consumer_kwargs(self.group_id)  # no_auto_create: applied here
-        if self.assignor is not None:
-            kwargs["partition_assignment_strategy"] = (self.assignor,)
-        return AIOKafkaConsumer(**kwargs)
+        return self.broker.consumer(self.settings, group_id=self.group_id, assignor=self.assignor)
 
     async def start(self) -> None:
         """Start a consumer (subscribed to ``topics``, or set up by hand) and its loop."""

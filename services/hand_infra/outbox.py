@@ -40,6 +40,7 @@ import structlog
 from aiokafka import AIOKafkaProducer
 
 from hand_infra import kafka_trace
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.eventstore import EventStore, OutboxEntry
 from hand_infra.kafka_metrics import OUTBOX_BACKLOG, OUTBOX_PUBLISHED, OUTBOX_RELAY_LAG, produced
 from hand_infra.settings import KafkaSettings
@@ -67,9 +68,11 @@ class OutboxRelay:
     def __init__(self, store: EventStore, settings: KafkaSettings, topic: str = ROOM_EVENTS,
                  batch_size: int = 500, idle_interval: float = 0.05,
                  retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None,
-                 mark_interval: float = 0.0, ack_timeout: float = 5.0, watch: Any = None) -> None:
+                 mark_interval: float = 0.0, ack_timeout: float = 5.0, watch: Any = None,
+                 broker: BrokerPort | None = None) -> None:
         self.ack_timeout, self.watch = ack_timeout, watch
         self.store, self.settings, self.topic = store, settings, topic
+        self.broker = kafka_or(broker, settings)  # where the producer comes from
         # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
         # (one write transaction for many passes; a crash before the mark re-publishes them,
         # which the readers' de-duplication by (room_id, seq) absorbs)
@@ -90,7 +93,7 @@ class OutboxRelay:
 
     async def start(self, run: bool = True) -> None:
         """Start the producer and, if ``run``, the relay loop."""
-        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        self._producer = self.broker.producer(self.settings)
         await self._producer.start()
         self._marked_at = asyncio.get_running_loop().time()
         if run:

@@ -1,6 +1,13 @@
 """``bootstrap``: one room-service instance built whole, each part given what it
 needs when it is made (cosmicpython's ``bootstrap.py``): nothing is filled in
-later. ``RoomServer`` serves what it returns; tests build instances the same way.
+later — the broker watch's recovery callbacks included. ``RoomServer`` serves what
+it returns; tests and simulations build instances the same way.
+
+``broker`` (``hand_infra.broker_port``) is where every broker client of the
+instance comes from: aiokafka's for ``kafka`` by default, or an in-process
+:class:`~hand_infra.memory_broker.MemoryBroker` (tests, ``hand_sim``) — with the
+SQLite store, a whole instance, or several sharing one broker and one store, runs
+with no broker process (docs/room-service.md, "Built whole").
 
 Order: the outbox relay → the repository → the feeds → the owner (its timers and
 presence tracker inside) → the bus → the router (the one place that decides where
@@ -13,6 +20,7 @@ import dataclasses
 from dataclasses import dataclass
 
 from hand_common.identity import Verifier
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -51,13 +59,13 @@ class Instance:
     gateway: RoomGateway
     ownership: OwnershipMap
     matchmaker: Matchmaker
+    broker: BrokerPort
 
     async def start(self) -> None:
         await self.relay.start()
         await self.owner.start()
         await self.matchmaker.start()
-        await self.bus.start()  # the bus first on recovery: replies to commands the new owner applies
-        self.watch.on_recover += [self.bus.reconnect, self.owner.reconnect]
+        await self.bus.start()
         await self.watch.start()
 
     async def stop(self) -> None:
@@ -75,13 +83,15 @@ def topic_names(topics: dict[str, str] | None) -> dict[str, str]:
 
 def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, index: RoomIndex,
               rules: RulesPort, me: Endpoint, topics: dict[str, str] | None = None,
-              verifier: Verifier | None = None, ratings: RatingsPort | None = None) -> Instance:
+              verifier: Verifier | None = None, ratings: RatingsPort | None = None,
+              broker: BrokerPort | None = None) -> Instance:
     names = topic_names(topics)
-    watch = BrokerWatch(kafka, list(names.values()))  # outages: fail fast, then reconnect
+    broker = kafka_or(broker, kafka)
+    watch = BrokerWatch(kafka, list(names.values()), broker=broker)  # outages: fail fast, then reconnect
     # woken by every commit of this instance's owner; polling (rows other instances
     # wrote and did not relay) only twice a second, so an idle instance stays idle
     relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
-                        routes=[(names["events"], private_value), (names["public"], public_value)])
+                        routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker)
     repo = RoomRepository(store)
     feeds = Feeds(store, repo)
     ownership = OwnershipMap(me, kafka.partitions)
@@ -93,9 +103,11 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
                       store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
                       watch=watch, admission=Admission(config.max_pending, config.max_queue_delay_ms / 1000,
                                                   max_lag_s=config.max_loop_lag_ms / 1000),
-                      stale_after_s=config.command_timeout_s)
+                      stale_after_s=config.command_timeout_s, broker=broker)
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
-              feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version)
+              feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version, broker=broker)
+    # after an outage: the bus first (replies to commands the new owner applies), then the owner
+    watch.on_recover += [bus.reconnect, owner.reconnect]
     router = CommandRouter(owner if config.local_commands else None, bus, ownership)
     start, step, step_s, widest = config.match_range
     schedule = Schedule(start, step, step_s, widest, config.match_bot_fill_s, config.match_quit_ladder_s)
@@ -107,4 +119,4 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
                           creation=CreationLimits(config.create_per_player_per_min, config.create_per_peer_per_min),
                           chat_limits=ChatLimits(config.chat_per_min, config.chat_burst),
                           matchmaker=matchmaker, ratings=ratings or NoRatings(), schedule=schedule)
-    return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership, matchmaker)
+    return Instance(watch, relay, repo, feeds, owner, bus, router, gateway, ownership, matchmaker, broker)

@@ -24,6 +24,7 @@ import structlog
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra import kafka_trace
@@ -52,7 +53,8 @@ class Bus:
                  command_timeout_s: float, topics: dict[str, str] | None = None,
                  feeds: "Feeds | None" = None, watch: "BrokerWatch | None" = None,
                  owns: Callable[[str], bool] = lambda room_id: False,
-                 ownership_version: Callable[[], int] = lambda: 0) -> None:
+                 ownership_version: Callable[[], int] = lambda: 0, broker: BrokerPort | None = None) -> None:
+        self.broker = kafka_or(broker, settings)  # aiokafka's clients, or the in-memory broker's
         self.feeds = feeds
         self.owns, self.ownership_version = owns, ownership_version  # rooms whose events come in-process
         self._event_parts = settings.partitions
@@ -73,7 +75,7 @@ class Bus:
         self._pending: dict[str, asyncio.Future] = {}
 
     async def start(self) -> None:
-        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        self._producer = self.broker.producer(self.settings)
         await self._producer.start()
         await self._start_consumers()
 
@@ -93,7 +95,7 @@ class Bus:
         def failed(exc: Exception) -> None:  # the broker went away: the watch reconnects
             log.warning("bus_fetch_failed", error=type(exc).__name__)
 
-        common = {"commit": False, "poll_ms": 100, "max_records": 1000, "on_error": failed}
+        common = {"broker": self.broker, "commit": False, "poll_ms": 100, "max_records": 1000, "on_error": failed}
         replies = ConsumerLoop(self.settings, name="bus-replies", setup=self._follow_replies,
                                handle=self._each(self._on_reply), **common)
         events = ConsumerLoop(self.settings, name="bus-events", setup=self._events_started,

@@ -25,6 +25,7 @@ import structlog
 from aiokafka import AIOKafkaProducer
 
 from hand_common import tracing
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -59,7 +60,8 @@ class RoomOwner:
                  group_id: str, away_after_timeouts: int, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
                  feeds: "Feeds | None" = None, store_timeout_s: float, presence_grace_s: float,
-                 watch=None, admission: Admission, stale_after_s: float) -> None:
+                 watch=None, admission: Admission, stale_after_s: float,
+                 broker: BrokerPort | None = None) -> None:
         # group_id, away_after_timeouts, store_timeout_s, presence_grace_s, admission's bounds and
         # stale_after_s (the command timeout) come from RoomConfig (hand_room.settings): no defaults here
         self.store, self.index, self.settings, self.rules, self.relay = store, index, settings, rules, relay
@@ -82,7 +84,9 @@ class RoomOwner:
                                  away_after=away_after_timeouts, bot_grace_s=bot_grace_s,
                                  store_timeout_s=store_timeout_s)
         self.presence = PresenceTracker(self.submit, presence_grace_s)
+        self.broker = kafka_or(broker, settings)  # aiokafka's clients, or the in-memory broker's
         self.consumer = ConsumerLoop(settings, name="owner", topics=[self.t_commands], group_id=group_id,
+                                     broker=self.broker,
                                      assignor=ownership.assignor(), on_assigned=self._on_assigned,
                                      on_revoked=self._on_revoked, handle=self._on_batch,
                                      poll_ms=200, max_records=1000)
@@ -101,7 +105,7 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
-        self._producer = AIOKafkaProducer(**self.settings.producer_kwargs())
+        self._producer = self.broker.producer(self.settings)
         await self._producer.start()
         self.commands.producer = self._producer  # its replies to forwarded commands
         await self.consumer.start()

@@ -12,11 +12,11 @@ from hand.v1 import room_service_pb2, room_service_pb2_grpc
 from hand_common.grpc_server import ServedService
 from hand_common.identity import Verifier
 from hand_common.readiness import Readiness
+from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import ensure_topics
 
 from .bootstrap import Instance, bootstrap
 from .bus import Bus
@@ -38,8 +38,10 @@ class RoomServer:
     name = "room"
 
     def __init__(self, config: RoomConfig, kafka: KafkaSettings, store_url: str,
-                 *, instance_id: str | None = None, topics: dict[str, str] | None = None) -> None:
+                 *, instance_id: str | None = None, topics: dict[str, str] | None = None,
+                 broker: BrokerPort | None = None) -> None:
         self.config, self.kafka, self.store_url = config, kafka, store_url
+        self.broker = kafka_or(broker, kafka)  # aiokafka's clients, or an in-memory broker (tests)
         self.instance_id = instance_id or uuid.uuid4().hex[:12]
         self.topics = topics
         self.port = 0
@@ -62,7 +64,7 @@ class RoomServer:
     async def start(self) -> None:
         with structlog.contextvars.bound_contextvars(instance=self.instance_id):
             if not self.topics:
-                await ensure_topics(self.kafka)
+                await self.broker.ensure_topics(self.kafka)
             self.store = EventStore(self.store_url, lock_timeout_s=self.config.store_timeout_s)
             index = await self._open_store()
             self.rules = GrpcRules(self.config.rules_address) if self.config.rules_address else LocalRules()
@@ -77,7 +79,8 @@ class RoomServer:
             if self.config.ledger_address:
                 self.ratings = LedgerRatings(self.config.ledger_address)
             self.instance = bootstrap(self.config, self.kafka, store=self.store, index=index, rules=self.rules,
-                                      me=me, topics=self.topics, verifier=verifier, ratings=self.ratings)
+                                      me=me, topics=self.topics, verifier=verifier, ratings=self.ratings,
+                                      broker=self.broker)
             i = self.instance
             self.relay, self.repo, self.feeds, self.owner, self.bus, self.watch = (
                 i.relay, i.repo, i.feeds, i.owner, i.bus, i.watch)

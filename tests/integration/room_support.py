@@ -67,8 +67,10 @@ def room_config(unique: str, **env: str) -> RoomConfig:
     return RoomConfig.from_env(base)
 
 
-async def start_instance(settings, unique: str, store_url: str, **env: str) -> RoomServer:
-    server = RoomServer(room_config(unique, **env), settings, store_url, topics=topics_for(unique))
+async def start_instance(settings, unique: str, store_url: str, *, broker=None, **env: str) -> RoomServer:
+    """A started instance; ``broker``: its broker port (``hand_infra.memory_broker.MemoryBroker``),
+    else aiokafka's clients for ``settings``."""
+    server = RoomServer(room_config(unique, **env), settings, store_url, topics=topics_for(unique), broker=broker)
     await server.start()
     return server
 
