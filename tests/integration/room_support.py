@@ -231,6 +231,21 @@ async def join_all(stub, created, players: list[Player], humans: int) -> None:
         players.append(Player(stub, created.room.room_id, joined.seat_token, joined.seat, players[0].options))
 
 
+async def _act_retrying(p: Player, action, tries: int = 5) -> pb.ActResponse:
+    """``p.act`` as the contract asks a client to act: ``UNAVAILABLE`` (the room's store or owner
+    did not answer in time, e.g. on a loaded test machine) is retried with the same action id,
+    which the room applies at most once."""
+    action_id = uuid.uuid4().hex
+    for attempt in range(tries):
+        try:
+            return await p.act(action, action_id=action_id)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == tries - 1:
+                raise
+            await asyncio.sleep(0.2 * (attempt + 1))
+    raise AssertionError("unreachable")
+
+
 async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeout: float = 120.0) -> int:
     """Drive human seats with client-side beginner moves until the match is over."""
     deadline = time.monotonic() + timeout
@@ -255,7 +270,7 @@ async def play_to_end(players: list[Player], watchers: dict[int, Watcher], timeo
         acted = None
         for action in p.plan(view) + p.choose(view):
             try:
-                acted = await p.act(action)
+                acted = await _act_retrying(p, action)
                 moves += 1
                 break
             except grpc.aio.AioRpcError as exc:
