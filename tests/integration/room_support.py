@@ -6,7 +6,7 @@ import asyncio
 import contextlib
 import time
 import uuid
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import grpc
@@ -335,21 +335,27 @@ def rule_code(exc: grpc.aio.AioRpcError) -> str:
     return errors_pb2.ErrorCode.Name(detail.code).removeprefix("ERROR_CODE_")
 
 
+async def bots_finish_a_match(stub, timeout_s: float = 60, level: int = 2) -> str:
+    """A 3-seat room of bots (``level``: a middle bot's round is ~60 moves, a beginner's up to
+    ~400) plays a one-round match to its end through ``stub``; the room's id."""
+    created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
+    room_id, token = created.room.room_id, players[0].token
+    await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=level))
+    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
+    await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
+    deadline = time.monotonic() + timeout_s
+    while (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.status != room_pb2.ROOM_STATUS_FINISHED:
+        assert time.monotonic() < deadline, "the bots did not finish the match"
+        await asyncio.sleep(0.1)
+    return room_id
+
+
 async def bots_play_a_match(stack, store_path, timeout_s: float = 240) -> tuple[str, list[str]]:
     """Through a whole stack's room service (``hand_run.process.LocalStack``): a 3-seat room of
     bots plays a one-round match to its end; the room id and the kinds of its stored events."""
     from hand_infra.eventstore import EventStore
 
     async with grpc.aio.insecure_channel(stack.targets["room"]) as channel:
-        stub = pb_grpc.RoomServiceStub(channel)
-        created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
-        room_id, token = created.room.room_id, players[0].token
-        await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=2))
-        await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
-        await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
-        deadline = time.monotonic() + timeout_s
-        while (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room.status != room_pb2.ROOM_STATUS_FINISHED:
-            assert time.monotonic() < deadline, "the bots did not finish the match"
-            await asyncio.sleep(0.2)
+        room_id = await bots_finish_a_match(pb_grpc.RoomServiceStub(channel), timeout_s)
     async with EventStore(f"sqlite:///{store_path}") as store:
         return room_id, [e.kind for e in await store.load(room_id)]

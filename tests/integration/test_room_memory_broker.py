@@ -12,7 +12,6 @@ from pathlib import Path
 import grpc
 import pytest
 
-from hand.v1 import room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.eventstore import EventStore
@@ -21,7 +20,7 @@ from hand_table import MoveMade
 from hand_wire import decode
 from hand_room.partitions import partition_of
 
-from .room_support import Watcher, create_room, join_all, play_to_end, seq_of, wait_for
+from .room_support import Watcher, bots_finish_a_match, play_to_end, seq_of, started_room, wait_for
 
 pytestmark = pytest.mark.timeout(180)
 PARTITIONS = 8
@@ -47,14 +46,6 @@ def _gapless(watcher: Watcher) -> None:
     assert seqs == list(range(seqs[0], seqs[0] + len(seqs))), seqs
 
 
-async def _start_match(stub, seats: int = 2):
-    created, players = await create_room(stub, "hand", seats=seats, rounds=1, turn_seconds=120)
-    await join_all(stub, created, players, seats)
-    room_id = created.room.room_id
-    await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=players[0].token, seed=7))
-    return room_id, players
-
-
 async def test_one_instance_on_the_memory_broker_plays_a_match_to_its_end(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'events.db'}"
     async with memory_rooms(1, url, partitions=PARTITIONS) as rooms:
@@ -68,7 +59,7 @@ async def _one(rooms: MemoryRooms, url: str) -> None:
     try:
         assert server.instance.broker is rooms.broker and len(server.owner.owned) == PARTITIONS
         stub = pb_grpc.RoomServiceStub(channel)
-        room_id, players = await _start_match(stub)
+        room_id, players = await started_room(stub)
         watchers = {p.seat: Watcher(stub, room_id, p.token) for p in players}
         moves = await play_to_end(players, watchers)
         assert moves > 0
@@ -98,7 +89,7 @@ async def _two(rooms: MemoryRooms, url: str) -> None:
     watchers: dict[int, Watcher] = {}
     try:
         assert a.owner.owned and b.owner.owned  # memory_rooms waited for the group to settle
-        room_id, players = await _start_match(stub_a)
+        room_id, players = await started_room(stub_a)
         assert partition_of(room_id, PARTITIONS) in a.owner.owned
         assert b.instance.ownership.owner_of(room_id).instance_id == a.instance_id  # the group's map, on b too
 
@@ -158,7 +149,7 @@ async def test_a_broker_restart_that_loses_everything_is_recovered_and_the_match
         server = rooms.servers[0]
         async with grpc.aio.insecure_channel(server.target) as channel:
             stub = pb_grpc.RoomServiceStub(channel)
-            room_id, players = await _start_match(stub)
+            room_id, players = await started_room(stub)
             rooms.broker.outage(lose=True)  # the embedded broker restarted: no topic, record or group
             await wait_for(lambda: not server.watch.up, 5)
             rooms.broker.restore()
@@ -185,17 +176,7 @@ async def test_bots_on_the_memory_broker_play_a_match_of_their_own(tmp_path: Pat
     async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
         await rooms.start_bots()
         async with grpc.aio.insecure_channel(rooms.servers[1].target) as channel:
-            stub = pb_grpc.RoomServiceStub(channel)
-            created, players = await create_room(stub, "hand", seats=3, rounds=1, turn_seconds=60)
-            room_id, token = created.room.room_id, players[0].token
-            await stub.FillWithBots(pb.FillWithBotsRequest(room_id=room_id, seat_token=token, level=1))
-            await stub.StartMatch(pb.StartMatchRequest(room_id=room_id, seat_token=token, seed=11))
-            await stub.LeaveRoom(pb.LeaveRoomRequest(room_id=room_id, seat_token=token))  # bots only
-
-            async def finished() -> bool:
-                room = (await stub.GetRoom(pb.GetRoomRequest(room_id=room_id))).room
-                return room.status == room_pb2.ROOM_STATUS_FINISHED
-            await wait_for(finished, 60, interval=0.1)
+            room_id = await bots_finish_a_match(pb_grpc.RoomServiceStub(channel), 60, level=1)
         events = await _stored(url, room_id)
         assert [r.seq for r in events] == list(range(len(events)))
         assert rooms.bots.decided > 0 and type(events[-1].event).__name__ == "MatchEnded"
