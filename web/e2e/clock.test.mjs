@@ -4,7 +4,7 @@
 // the sheet read from the ledger up to the last event the page saw (GetScoreSheet.min_seq).
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { awaitTurn, browser, call, page, sheet, startMatch } from "./helpers.mjs";
+import { SEED_STALL_4, awaitTurn, browser, call, page, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -44,8 +44,9 @@ test("the turn timer is the server's deadline: the same after a reload, on a dev
 test("a finished match keeps its result after a reload, the sheet read from the ledger up to its end", async () => {
   const p = await page(b);
   // the player stalls: the timer plays two turns, then a bot plays the seat to the end of the round
-  // (three rounds: tests/integration/test_ledger_min_seq.py; here the page's path, kept short)
-  const roomId = await startMatch(p, { name: "Stay", rounds: "1", turn: "5" });
+  // (three rounds: tests/integration/test_ledger_min_seq.py; here the page's path, kept short: a deal
+  // another seat ends on turn 9, after the timer's two, helpers.mjs)
+  const roomId = await startMatch(p, { name: "Stay", rounds: "1", turn: "5", seed: SEED_STALL_4 });
   const over = sheet(p).getByRole("heading", { name: /Match over/ });
   await over.waitFor();
   await p.reload();

@@ -3,7 +3,7 @@
 // sideways (844×390) keeps the hand and the moves on screen; the replay's autoplay speed.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { awaitTurn, browser, myTurn, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { SEED_QUICK_EXPERT, awaitTurn, browser, myTurn, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -35,7 +35,9 @@ const animation = (loc) => loc.evaluate((e) => getComputedStyle(e).animationName
 
 test("cards move in, unless the player asks for reduced motion", async () => {
   const p = await page(b);
-  await startMatch(p, { name: "Motion", seats: "2" });
+  // a deal whose first player is the bot (SEED_QUICK_EXPERT), so the pile has a card when the player's
+  // turn comes; were the player first, the pile would stay empty until the turn timer's discard (30 s)
+  await startMatch(p, { name: "Motion", seats: "2", seed: SEED_QUICK_EXPERT });
   assert.ok(await awaitTurn(p));
   const card = p.getByRole("region", { name: "Your hand" }).locator("button.card").first();
   assert.equal(await animation(card), "card-in");
@@ -54,7 +56,7 @@ async function onScreen(p, locator, what) {
 
 test("a phone held sideways: the hand and the moves on screen; then the replay's autoplay at 4×", async () => {
   const p = await page(b, { width: 844, height: 390 });
-  await startMatch(p, { name: "Sideways", seats: "2", level: "Expert" });
+  await startMatch(p, { name: "Sideways", seats: "2", level: "Expert", seed: SEED_QUICK_EXPERT }); // a short round
   assert.ok(await awaitTurn(p));
   const hand = p.getByRole("region", { name: "Your hand" });
   for (const where of ["top", "bottom"]) {
@@ -66,9 +68,12 @@ test("a phone held sideways: the hand and the moves on screen; then the replay's
   }
   while (await awaitTurn(p)) await playTurn(p);
   await sheet(p).getByRole("button", { name: "Replay" }).click();
+  await p.getByRole("status").getByText(/Round 1 is dealt/).waitFor(); // the replay is loaded (at the first deal)
   await p.getByRole("button", { name: "To the start" }).click();
   await p.getByLabel("Speed").selectOption("4");
   const step = async () => Number(/Step\s+(\d+)/.exec(await p.getByRole("status").innerText())?.[1]);
+  // read once the jump is shown (read before it, the step was the deal's or the end's, the count too high)
+  await p.waitForFunction(() => /Step\s+0\s*\//.test(document.querySelector('[role="status"]')?.textContent ?? ""));
   const from = await step();
   await p.getByRole("button", { name: "Play" }).click();
   // 4×: a step every 175 ms, so 6 steps well within 2 s (at 1×, 700 ms a step, it would take 4.2 s)

@@ -35,6 +35,22 @@ export async function page(b, { lang = "en", width = 1000, height = 820 } = {}) 
   return p;
 }
 
+/** A deal seed (`startMatch`'s `seed`) for a quick two-seat round against an expert bot: the bot
+ * (first to play in round 1; it deals round 2, so the player starts that one) goes out on its third
+ * turn, the round's fifth, whatever the player draws and discards and whichever room it is (the bot's
+ * choices are seeded by the room id). Found by playing the deal with services/ (hand_engine's
+ * start_round with seed 292, two seats, the "hand" preset; hand_bot's expert policy under a dozen bot
+ * seeds against random discards): every time, the round ended on turn 5. A whole round by clicks in a
+ * few seconds instead of a minute. */
+export const SEED_QUICK_EXPERT = "292";
+/** Deal seeds for a player who stalls against beginner bots (the timer plays the player's turns,
+ * twice, then the seat is away): the round ends soon after. Found as SEED_QUICK_EXPERT was, the seat
+ * played by the timer's automatic turns (hand_engine.autoplay) and, once away, by the middle bot:
+ * - two seats, seed 113: the bot plays first; the timer plays turns 2 and 4; the bot goes out on turn 5;
+ * - four seats, seed 9: seat 3 plays first; the timer plays turns 2 and 6; seat 3 goes out on turn 9. */
+export const SEED_STALL_2 = "113";
+export const SEED_STALL_4 = "9";
+
 /** From the lobby: create a public one-round room (`turn`: its turn time in seconds; `seats`: how
  * many), fill it with bots, start; returns the room id. */
 export async function startMatch(p, { name = "Ada", rounds = "1", seed = "", level = "", turn = "", seats = "" } = {}) {

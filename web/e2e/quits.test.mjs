@@ -4,7 +4,7 @@
 // Arabic — the seats the server's GetMatchResult names (human_left, left_seats), and no other.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { awaitTurn, browser, call, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { SEED_QUICK_EXPERT, awaitTurn, browser, call, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b;
 before(async () => { b = await browser(); });
@@ -12,7 +12,9 @@ after(async () => { await b?.close(); });
 
 test("the score sheet flags the seat of a player who left mid-match, as GetMatchResult does", async () => {
   const p = await page(b);
-  const roomId = await startMatch(p, { name: "Quitter", seats: "2", turn: "5", level: "Expert" });
+  // the quick deal: the bot goes out on turn 5, just after the timer played the seat's second turn
+  // (turns 2 and 4), so the seat is away when the match ends
+  const roomId = await startMatch(p, { name: "Quitter", seats: "2", turn: "5", level: "Expert", seed: SEED_QUICK_EXPERT });
   const over = sheet(p).getByRole("heading", { name: /Match over/ });
   await over.waitFor();
   const note = sheet(p).getByRole("note");
@@ -34,7 +36,7 @@ test("the score sheet flags the seat of a player who left mid-match, as GetMatch
 
 test("a match nobody left has no flag", async () => {
   const p = await page(b);
-  const roomId = await startMatch(p, { name: "Stayer", seats: "2", level: "Expert" });
+  const roomId = await startMatch(p, { name: "Stayer", seats: "2", level: "Expert", seed: SEED_QUICK_EXPERT }); // a short round
   // the player stays and plays every turn by clicks
   while (await awaitTurn(p)) await playTurn(p);
   await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();

@@ -4,7 +4,7 @@
 // the match being over, every seat's hand are shown, and an early step shows the table, not nothing.
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
-import { at, awaitTurn, browser, page, playTurn, sheet, startMatch } from "./helpers.mjs";
+import { SEED_QUICK_EXPERT, at, awaitTurn, browser, page, playTurn, sheet, startMatch } from "./helpers.mjs";
 
 let b, roomId;
 before(async () => { b = await browser(); });
@@ -23,7 +23,7 @@ async function stepIs(p, want) {
 
 test("the replay opens at the first deal; start, end and round jumps move the step; scores and every hand shown", async () => {
   const p = await page(b);
-  roomId = await startMatch(p, { name: "Rewind", seats: "2", level: "Expert" });
+  roomId = await startMatch(p, { name: "Rewind", seats: "2", level: "Expert", seed: SEED_QUICK_EXPERT }); // a short round
   while (await awaitTurn(p)) await playTurn(p);
   await sheet(p).getByRole("heading", { name: /Match over/ }).waitFor();
   await sheet(p).getByRole("button", { name: "Replay" }).click();

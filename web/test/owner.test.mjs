@@ -153,10 +153,14 @@ test("OVERLOADED: the same request again after retry_after_ms, at most five time
     return { message: {} };
   };
   const req = { stream: false, signal: new AbortController().signal, message: { actionId: "same" } };
-  const started = Date.now();
+  // measured with performance.now() (sub-millisecond), not Date.now(), whose whole milliseconds can
+  // make two 20 ms waits read 39; and with 1 ms of tolerance, as a timer may fire a fraction of a
+  // millisecond early against this clock: two waits of retry_after_ms (20) are at least 39 ms here
+  const started = performance.now();
   await overloadRetry(next)(req);
   assert.deepEqual(seen, ["same", "same", "same"]);
-  assert.ok(Date.now() - started >= 40, "waited retry_after_ms between tries");
+  const waited = performance.now() - started;
+  assert.ok(waited >= 40 - 1, `waited retry_after_ms between tries: ${waited} ms`);
   n = -100; // always overloaded
   await assert.rejects(overloadRetry(next)(req), (e) => e.code === Code.ResourceExhausted);
   assert.equal(seen.length, 3 + 5);
