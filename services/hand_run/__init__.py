@@ -3,9 +3,13 @@
 A development launcher, not a deployment: every component runs in-process on
 one event loop, configured from the same environment variables as its own
 service. Components start in list order and stop in reverse order; one that
-fails to start stops those already started. To add a service (broker, room,
-bot, ledger, auth), give it ``name``, ``target``, ``async start()`` and
-``async stop()`` and append a factory to ``COMPONENTS``.
+fails to start stops those already started. A component whose class sets
+``alongside = True`` needs nothing from the one listed just before it and starts
+together with it: the bots' and the ledger's consumer groups each wait about
+half their session timeout to be joined (3 s), and wait it at the same time.
+To add a service (broker, room, bot, ledger, auth), give it ``name``,
+``target``, ``async start()`` and ``async stop()`` and append a factory to
+``COMPONENTS``.
 """
 
 from __future__ import annotations
@@ -175,6 +179,7 @@ class Ledger(_Served):
     """One scoring-ledger replica, consuming the room events of the broker above."""
 
     name = "ledger"
+    alongside = True  # needs the broker and the room (above the bots), not the bots
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = LedgerConfig.from_env(environ)
@@ -220,6 +225,7 @@ class Auth(_Served):
     """The auth service (player identity), signing with the development key under var/."""
 
     name = "auth"
+    alongside = True  # needs nothing started before it
 
     def __init__(self, environ: Mapping[str, str] | None, stack: Stack) -> None:
         self.config = AuthConfig.from_env(environ)
@@ -258,13 +264,19 @@ def client_hint(components: Sequence[Component]) -> str:
 
 async def run(components: Sequence[Component], stop: asyncio.Event,
               announce: Callable[[str], None] = print) -> None:
-    """Start ``components`` in order, wait for ``stop``, stop them in reverse order."""
+    """Start ``components`` in order (an ``alongside`` one with the one before it), wait
+    for ``stop``, stop them in reverse order."""
     started: list[Component] = []
     try:
-        for component in components:
-            await component.start()
-            started.append(component)
-            announce(f"{component.name}: listening on {component.target}")
+        for group in _start_groups(components):
+            results = await asyncio.gather(*(c.start() for c in group), return_exceptions=True)
+            for component, result in zip(group, results, strict=True):
+                if not isinstance(result, BaseException):
+                    started.append(component)
+                    announce(f"{component.name}: listening on {component.target}")
+            failed = next((r for r in results if isinstance(r, BaseException)), None)
+            if failed is not None:
+                raise failed
         announce(client_hint(started))
         for component in started:
             if getattr(component, "url", ""):
@@ -276,3 +288,14 @@ async def run(components: Sequence[Component], stop: asyncio.Event,
             await component.stop()
         if started:
             announce("hand: stopped")
+
+
+def _start_groups(components: Sequence[Component]) -> list[list[Component]]:
+    """Consecutive components started together: each ``alongside`` one joins the group before it."""
+    groups: list[list[Component]] = []
+    for component in components:
+        if groups and getattr(component, "alongside", False):
+            groups[-1].append(component)
+        else:
+            groups.append([component])
+    return groups

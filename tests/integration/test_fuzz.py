@@ -99,7 +99,9 @@ async def _ledger_counts(server: LedgerServer) -> dict[str, int]:
 
 @asynccontextmanager
 async def ledger_server(tmp: Path, request: pytest.FixtureRequest) -> AsyncIterator[Started]:
+    # a fuzzed min_seq past the room's head waits its bound, then LEDGER_BEHIND: a short bound, the same path
     config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_SHUTDOWN_GRACE_S": "0", **NO_RATE_LIMIT,
+                                    "HAND_LEDGER_MIN_SEQ_WAIT_S": "0.2",
                                     "HAND_AUTH_DEV_KEY_FILE": str(tmp / "dev.key"),
                                     "HAND_LEDGER_URL": f"sqlite:///{tmp / 'ledger.db'}"})
     over = await play_match("hand", 3, rounds=3, seed=5, room_id="over")

@@ -74,12 +74,11 @@ async def two(broker, tmp_path, unique):
     await wait_for(lambda: a.owner.owned and b.owner.owned and len(a.owner.owned | b.owner.owned) == PARTITIONS
                    and not (a.owner.owned & b.owner.owned), 60)
     bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
-    await bots.start()
     config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'l.db'}",
                                     "HAND_LEDGER_GROUP": f"ledger-{unique}", "HAND_SHUTDOWN_GRACE_S": "0",
                                     "HAND_LEDGER_ROOM_ADDRESS": f"{a.target},{b.target}"})
     ledger = LedgerServer(config, broker, topic=topics["events"])
-    await ledger.start()
+    await asyncio.gather(bots.start(), ledger.start())  # each waits for its group's join: at once
     channel = grpc.aio.insecure_channel(ledger.target)
     two = TwoInstances(a, b, ledger, channel)
     try:

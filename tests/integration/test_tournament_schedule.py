@@ -44,7 +44,6 @@ async def test_a_scheduled_tournament_starts_by_itself_once_after_a_restart_with
     await make_topics(broker, topics)
     room = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
     bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
-    await bots.start()
 
     def ledger() -> LedgerServer:
         config = LedgerConfig.from_env({
@@ -54,7 +53,7 @@ async def test_a_scheduled_tournament_starts_by_itself_once_after_a_restart_with
         return LedgerServer(config, broker, topic=topics["events"])
 
     first = ledger()
-    await first.start()
+    await asyncio.gather(bots.start(), first.start())  # each waits for its group's join: at once
     replicas: list[LedgerServer] = []
     room_channel = grpc.aio.insecure_channel(room.target)
     org, ada = _session("player-org"), _session("player-ada")
@@ -76,8 +75,7 @@ async def test_a_scheduled_tournament_starts_by_itself_once_after_a_restart_with
         await first.stop()  # the ledger that took it goes away before the start time
         first = None
         replicas = [ledger(), ledger()]
-        for r in replicas:
-            await r.start()
+        await asyncio.gather(*(r.start() for r in replicas))
         async with grpc.aio.insecure_channel(replicas[1].target) as channel:
             stub, rstub = pb_grpc.TournamentServiceStub(channel), rpb_grpc.RoomServiceStub(room_channel)
             deadline = time.monotonic() + LEAD_S + 30

@@ -41,12 +41,11 @@ async def test_a_tournament_of_three_tables_and_two_deals_with_bots(broker, tmp_
     await make_topics(broker, topics)
     room = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}")
     bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
-    await bots.start()
     config = LedgerConfig.from_env({"HAND_LEDGER_PORT": "0", "HAND_LEDGER_URL": f"sqlite:///{tmp_path / 'l.db'}",
                                     "HAND_LEDGER_GROUP": f"ledger-{unique}", "HAND_SHUTDOWN_GRACE_S": "0",
                                     "HAND_LEDGER_ROOM_ADDRESS": room.target})
     ledger = LedgerServer(config, broker, topic=topics["events"])
-    await ledger.start()
+    await asyncio.gather(bots.start(), ledger.start())  # each waits for its group's join: at once
     channel = grpc.aio.insecure_channel(ledger.target)
     room_channel = grpc.aio.insecure_channel(room.target)
     org, ada = _session("player-org"), _session("player-ada")

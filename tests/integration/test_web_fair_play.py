@@ -109,11 +109,12 @@ async def test_fair_play_tournaments_and_play_now_through_the_browser_bridge(bro
                                     "HAND_LEDGER_ROOM_ADDRESS": f"127.0.0.1:{room_port}"})
     ledger = LedgerServer(config, broker, topic=topics["events"])
     await ledger.start()
-    room = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
-                                HAND_ROOM_PORT=str(room_port), HAND_ROOM_LEDGER_ADDRESS=ledger.target,
-                                HAND_MATCH_BOT_FILL_S=str(BOT_FILL_S), HAND_MATCH_TICK_MS="100")
     bots = BotService(broker, group_id=f"bots-{unique}", topics=topics)
-    await bots.start()
+    room, _ = await asyncio.gather(  # each waits for its group's join: at once
+        start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
+                       HAND_ROOM_PORT=str(room_port), HAND_ROOM_LEDGER_ADDRESS=ledger.target,
+                       HAND_MATCH_BOT_FILL_S=str(BOT_FILL_S), HAND_MATCH_TICK_MS="100"),
+        bots.start())
     web = WebServer(WebConfig.from_env({"HAND_WEB_PORT": "0"}), [room.browser_service, *ledger.browser_services])
     await web.start()
     quitter, ar = _bearer("player-quitter"), {"accept-language": "ar"}

@@ -41,6 +41,63 @@ async def test_a_failed_start_stops_the_components_already_started() -> None:
     assert journal == ["start a", "stop a"]
 
 
+class Slow(Fake):
+    """Starts only once ``gate`` is set: an ``alongside`` component must be started meanwhile."""
+
+    alongside = True
+
+    def __init__(self, name: str, journal: list[str], gate: asyncio.Event, fail: bool = False) -> None:
+        super().__init__(name, journal, fail)
+        self._gate = gate
+
+    async def start(self) -> None:
+        self._journal.append(f"begin {self.name}")
+        await self._gate.wait()
+        await super().start()
+
+
+class Opener(Fake):
+    alongside = True
+
+    def __init__(self, name: str, journal: list[str], gate: asyncio.Event) -> None:
+        super().__init__(name, journal)
+        self._gate = gate
+
+    async def start(self) -> None:
+        await super().start()
+        self._gate.set()
+
+
+async def test_an_alongside_component_starts_together_with_the_one_before_it() -> None:
+    journal: list[str] = []
+    gate = asyncio.Event()
+    stop = asyncio.Event()
+    stop.set()
+    first = Fake("a", journal)
+    slow = Slow("b", journal, gate)
+    slow.alongside = False  # b waits for c, which starts only with it
+    await asyncio.wait_for(run([first, slow, Opener("c", journal, gate), Fake("d", journal)], stop,
+                               lambda _: None), 5)
+    assert journal == ["start a", "begin b", "start c", "start b", "start d", "stop d", "stop c", "stop b", "stop a"]
+
+
+async def test_a_failed_alongside_start_stops_its_started_sibling_and_those_before() -> None:
+    journal: list[str] = []
+    gate = asyncio.Event()
+    gate.set()
+    with pytest.raises(RuntimeError):
+        await run([Fake("a", journal), Fake("b", journal), Slow("c", journal, gate, fail=True), Fake("d", journal)],
+                  asyncio.Event(), lambda _: None)
+    assert journal == ["start a", "start b", "begin c", "stop b", "stop a"]
+
+
+def test_the_bots_ledger_and_auth_start_together() -> None:
+    from hand_run import _start_groups
+
+    names = [[c.name for c in group] for group in _start_groups(build({}))]
+    assert names == [["metrics"], ["broker"], ["rules"], ["room"], ["bot", "ledger", "auth"], ["web"]]
+
+
 def test_the_rules_service_is_a_component_configured_from_the_environment() -> None:
     components = build({"HAND_RULES_HOST": "0.0.0.0", "HAND_RULES_PORT": "6000"})
     assert [c.name for c in components] == ["metrics", "broker", "rules", "room", "bot", "ledger", "auth", "web"]
