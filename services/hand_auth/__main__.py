@@ -6,8 +6,8 @@ development key file (``HAND_AUTH_DEV_KEY_FILE``, under ``var/``).
 
 from __future__ import annotations
 
-import asyncio
 
+from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
@@ -24,7 +24,7 @@ async def serve(config: AuthConfig) -> None:
 def main() -> None:
     config = load_or_exit(AuthConfig.from_env)
     configure_logging(config.log)
-    asyncio.run(serve(config))
+    event_loop.run(serve(config), config.log.event_loop)
 
 
 if __name__ == "__main__":

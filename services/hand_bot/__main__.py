@@ -14,6 +14,7 @@ import signal
 
 import structlog
 
+from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.logging import configure_logging
 from hand_common.metrics import serve_metrics
@@ -65,7 +66,7 @@ async def serve(config: BotConfig) -> None:
 def main() -> None:
     config = load_or_exit(BotConfig.from_env)
     configure_logging(config.log)
-    asyncio.run(serve(config))
+    event_loop.run(serve(config), config.log.event_loop)
 
 
 if __name__ == "__main__":

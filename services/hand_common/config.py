@@ -51,6 +51,12 @@ LOG_FORMAT = EnvVar(
     choice(*LOG_FORMATS),
 )
 LOG_LEVEL = EnvVar("HAND_LOG_LEVEL", "info", "debug, info, warning, error or critical", choice(*LOG_LEVELS))
+EVENT_LOOPS = ("uvloop", "asyncio")
+EVENT_LOOP = EnvVar(
+    "HAND_EVENT_LOOP", "uvloop",
+    "the event loop a service process runs on: uvloop (libuv) or asyncio (the standard library's)",
+    choice(*EVENT_LOOPS),
+)
 GRPC_MAX_MESSAGE_BYTES = EnvVar(
     "HAND_GRPC_MAX_MESSAGE_BYTES", "1048576",
     "largest gRPC message received or sent, in bytes; bigger requests fail with RESOURCE_EXHAUSTED",
@@ -135,10 +141,13 @@ AUTH_ISSUER = EnvVar("HAND_AUTH_ISSUER", "hand-auth", "iss claim of session toke
 
 @dataclass(frozen=True)
 class LogConfig:
-    """How a process logs: ``format`` is auto, json or console; ``level`` a level name."""
+    """How a process logs: ``format`` is auto, json or console; ``level`` a level name. And
+    the event loop it runs on (``hand_common.event_loop``): read once at start-up, beside the
+    logging, by every service's ``__main__``."""
 
     format: str = setting(LOG_FORMAT)
     level: str = setting(LOG_LEVEL)
+    event_loop: str = setting(EVENT_LOOP)
 
     @classmethod
     def _read(cls, env: EnvReader) -> LogConfig:

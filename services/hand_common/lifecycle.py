@@ -43,6 +43,8 @@ async def serve_until_signalled(server: Any, name: str, announce: str = "",
             metrics.stop()
         structlog.get_logger(name).error("cannot start", error=str(error))
         raise SystemExit(1) from None
+    # which loop serves (hand_common.event_loop): "uvloop", or "asyncio" for the standard library's
+    structlog.get_logger(name).info("serving", event_loop=type(loop).__module__.split(".")[0])
     if announce and metrics is not None:
         print(f"{announce} metrics on {metrics.url}", flush=True)
     if announce:

@@ -6,8 +6,8 @@ Needs a broker (``KAFKA_BOOTSTRAP_SERVERS``); the store is ``HAND_LEDGER_URL``
 
 from __future__ import annotations
 
-import asyncio
 
+from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
@@ -29,7 +29,7 @@ async def serve(config: LedgerConfig) -> None:
 def main() -> None:
     config = load_or_exit(LedgerConfig.from_env)
     configure_logging(config.log)
-    asyncio.run(serve(config))
+    event_loop.run(serve(config), config.log.event_loop)
 
 
 if __name__ == "__main__":

@@ -7,9 +7,9 @@ the server gracefully (``HAND_SHUTDOWN_GRACE_S``) and exits with status 0.
 
 from __future__ import annotations
 
-import asyncio
 from concurrent.futures import Executor
 
+from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled
 from hand_common.logging import configure_logging
@@ -28,7 +28,7 @@ async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
 def main() -> None:
     config = load_or_exit(RulesConfig.from_env)
     configure_logging(config.log)
-    asyncio.run(serve(config))
+    event_loop.run(serve(config), config.log.event_loop)
 
 
 if __name__ == "__main__":

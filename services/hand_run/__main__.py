@@ -13,6 +13,7 @@ import sys
 # crash the child before its exec. Set before grpc is imported.
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
 
+from hand_common import event_loop
 from hand_common.config import LogConfig
 from hand_common.env import load_or_exit
 from hand_common.logging import configure_logging
@@ -44,8 +45,9 @@ def _exit_now(code: int) -> None:
 
 
 def main() -> None:
-    configure_logging(load_or_exit(LogConfig.from_env))
-    asyncio.run(_main())
+    log = load_or_exit(LogConfig.from_env)
+    configure_logging(log)
+    event_loop.run(_main(), log.event_loop)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,30 @@
+"""The event loop a service process runs on (``HAND_EVENT_LOOP``): uvloop by default.
+
+Each service's ``__main__`` runs its coroutine through :func:`run`. uvloop (libuv) runs
+the same asyncio code with less CPU per loop iteration and per callback; grpcio's asyncio
+stack and aiokafka run on it unchanged (grpcio hands its completions to whichever loop
+runs). Measured on the room service (docs/decisions/0038-uvloop.md): ~8 % less CPU per
+action at human pace, ~12 % more actions per second flat out, and a lower p99.
+``HAND_EVENT_LOOP=asyncio`` runs the standard library's loop instead. Tests run their
+services in-process on pytest's loop; the processes they start (``python -m hand_run``,
+``python -m hand_room``) run on the configured one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Coroutine
+from typing import Any, TypeVar
+
+__all__ = ["run"]
+
+T = TypeVar("T")
+
+
+def run(main: Coroutine[Any, Any, T], kind: str = "uvloop") -> T:
+    """Run ``main`` to its end on a new loop of ``kind`` (``LogConfig.event_loop``)."""
+    if kind == "uvloop":
+        import uvloop
+
+        return uvloop.run(main)
+    return asyncio.run(main)
