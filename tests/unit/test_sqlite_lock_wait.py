@@ -8,6 +8,8 @@ import asyncio
 import sqlite3
 import threading
 import time
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import pytest
@@ -33,17 +35,27 @@ def _holder(path: str) -> sqlite3.Connection:
     return conn
 
 
+@asynccontextmanager
+async def _writer_while_locked(tmp_path: Path, bound_ms: int) -> AsyncIterator[tuple[str, SqliteThread, sqlite3.Connection]]:
+    """A started writer with the bound ``bound_ms``, while another connection holds the lock."""
+    path = _db(tmp_path)
+    writer = SqliteThread(path, busy_timeout_ms=bound_ms)
+    await writer.start()
+    holder = _holder(path)
+    try:
+        yield path, writer, holder
+    finally:
+        holder.close()
+        await writer.close()
+
+
 def _insert(conn: sqlite3.Connection, n: int) -> int:
     conn.execute("INSERT INTO t VALUES (?)", (n,))
     return n
 
 
 async def test_a_transaction_waiting_for_the_lock_commits_once_it_is_freed(tmp_path: Path) -> None:
-    path = _db(tmp_path)
-    writer = SqliteThread(path, busy_timeout_ms=5000)
-    await writer.start()
-    holder = _holder(path)
-    try:
+    async with _writer_while_locked(tmp_path, 5000) as (path, writer, holder):
         pending = asyncio.ensure_future(writer.transaction(_insert, 1))
         await asyncio.sleep(0.3)
         assert not pending.done()  # waiting, not failed
@@ -51,26 +63,16 @@ async def test_a_transaction_waiting_for_the_lock_commits_once_it_is_freed(tmp_p
         assert await asyncio.wait_for(pending, 5) == 1
         rows = sorted(n for (n,) in sqlite3.connect(path).execute("SELECT n FROM t"))
         assert rows == [0, 1]
-    finally:
-        holder.close()
-        await writer.close()
 
 
 async def test_a_lock_held_past_the_bound_is_refused_after_the_bound_and_nothing_is_written(tmp_path: Path) -> None:
-    path = _db(tmp_path)
-    writer = SqliteThread(path, busy_timeout_ms=300)
-    await writer.start()
-    holder = _holder(path)
-    try:
+    async with _writer_while_locked(tmp_path, 300) as (path, writer, holder):
         began = time.monotonic()
         with pytest.raises(OperationalError, match="locked"):
             await writer.transaction(_insert, 1)
         assert time.monotonic() - began >= 0.3
         holder.execute("COMMIT")
         assert [n for (n,) in sqlite3.connect(path).execute("SELECT n FROM t")] == [0]
-    finally:
-        holder.close()
-        await writer.close()
 
 
 def test_a_caller_that_gives_up_stops_the_wait(tmp_path: Path) -> None:
