@@ -181,6 +181,22 @@ class BrokerWatch:
             await self._recover(lost)
             checked = time.monotonic()
 
+    async def _bounded(self, callback: Recover) -> None:
+        """Run one recovery callback for at most ``recover_timeout_s``. Past it the callback
+        is cancelled and not waited for: ``wait_for`` would wait for it to end, and one that
+        does not end when cancelled (a consumer stuck joining its group, a cancellation
+        swallowed inside a client library) would hold the watch down for good."""
+        task = asyncio.ensure_future(callback())
+        done, _ = await asyncio.wait({task}, timeout=self.recover_timeout_s)
+        if not done:
+            task.cancel()
+            task.add_done_callback(lambda t: t.cancelled() or t.exception())  # its error is not news
+            log.error("broker_recover_callback_timeout", callback=getattr(callback, "__qualname__", repr(callback)),
+                      timeout_s=self.recover_timeout_s)
+        elif not task.cancelled() and task.exception() is not None:
+            log.error("broker_recover_callback_failed", callback=getattr(callback, "__qualname__", repr(callback)),
+                      error=repr(task.exception()))
+
     async def _recover(self, lost: bool) -> None:
         self.up = False
         began = time.monotonic()
@@ -197,10 +213,7 @@ class BrokerWatch:
         self._refused = None
         log.info("broker_topics_ensured", took_s=round(time.monotonic() - began, 2))
         for callback in self.on_recover:
-            try:
-                await asyncio.wait_for(callback(), self.recover_timeout_s)
-            except Exception:
-                log.exception("broker_recover_callback_failed")
+            await self._bounded(callback)
         self.epoch += 1
         BROKER_RECOVERIES.inc()
         since = self.down_since or time.monotonic()
