@@ -18,7 +18,7 @@ does not wait through SQLite's busy handler: it gives up at once (``busy_timeout
 0) and tries ``BEGIN IMMEDIATE`` again every 0.2–2 ms until the bound. The busy
 handler sleeps 1, 2, 5, 10 … 100 ms between tries and no process is woken when
 the lock frees, so with several instances writing to one file most of each wait
-was sleep past the lock's release (``bench/sqlite_lock_contention.py`` on 2 CPUs:
+was sleep past the lock's release (docs/decisions/0039; ``bench/sqlite_lock_contention.py`` on 2 CPUs:
 four writer processes ×1.14–1.21 the transactions with a quarter of the p99 wait,
 eight ×1.23–1.27 with half of it; one writer unchanged).
 Errors come back as
