@@ -25,9 +25,13 @@ from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
 from .appends import EventStoreError, plan_bulk, stored_key
 from .settings import db_timeout_s
 
-_BROKEN = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.exceptions.LockNotAvailableError,
-           asyncpg.exceptions.QueryCanceledError, asyncpg.exceptions.CannotConnectNowError,
-           asyncpg.exceptions.AdminShutdownError, asyncpg.exceptions.IdleInTransactionSessionTimeoutError)
+# A connection that broke (or a server going away) — a retry may work: the store is unreachable.
+# InternalClientError: asyncpg's protocol found the connection mid-operation ("cannot switch to
+# state 12; another operation (2) is in progress"), as when the server is killed under a query.
+_BROKEN = (asyncpg.PostgresConnectionError, asyncpg.InterfaceError, asyncpg.InternalClientError,
+           asyncpg.exceptions.LockNotAvailableError, asyncpg.exceptions.QueryCanceledError,
+           asyncpg.exceptions.CannotConnectNowError, asyncpg.exceptions.AdminShutdownError,
+           asyncpg.exceptions.IdleInTransactionSessionTimeoutError)
 
 
 def dsn(url: str) -> str:
