@@ -64,11 +64,19 @@ test("your own seat has its panel; the whole discard pile and the whole log can 
   await all.click();
   const history = p.getByRole("region", { name: "Discard pile history" });
   await history.waitFor();
-  const n = await pileCount();
+  // one snapshot of the page: the bots go on playing, and a discard between two reads
+  // would compare the history before it with the top after it
+  const { n, cards, top } = await p.evaluate(() => {
+    const pile = document.querySelector(".pile");
+    const label = (e) => e.getAttribute("aria-label");
+    return {
+      n: Number(pile.querySelector("h3").textContent.match(/\((\d+)\)/)[1]),
+      cards: [...document.querySelectorAll(".pile-history [role=img]")].map(label),
+      top: label(pile.querySelector(":scope > .card, :scope > button.card, :scope > span.card")),
+    };
+  });
   assert.ok(n >= 2, `pile ${n}`);
-  const cards = await history.getByRole("img").evaluateAll((els) => els.map((e) => e.getAttribute("aria-label")));
   assert.equal(cards.length, n, JSON.stringify(cards));
-  const top = await p.locator(".pile > .card, .pile > button.card, .pile > span.card").first().getAttribute("aria-label");
   assert.equal(cards[cards.length - 1], top);
   await all.click();
   await history.waitFor({ state: "detached" });
