@@ -24,11 +24,25 @@ async def _until(predicate, timeout: float) -> float:
     return time.monotonic() - began
 
 
-async def test_a_recovery_callback_that_ignores_its_cancellation_does_not_hold_the_watch_down() -> None:
+async def _outage_and_back(*callbacks) -> tuple[BrokerWatch, float]:
+    """A watch (recovery bound 0.3 s) with ``callbacks``, through an outage of its broker:
+    the watch, and how long it took to come up once the broker was back."""
     broker = MemoryBroker()
     await broker.ensure_topics(None, TOPICS)
     watch = BrokerWatch(KafkaSettings(bootstrap_servers="memory:0"), TOPICS, interval=0.02,
                         recover_timeout_s=0.3, broker=broker)
+    watch.on_recover += list(callbacks)
+    await watch.start()
+    try:
+        broker.outage()
+        await _until(lambda: not watch.up, 5)
+        broker.restore()
+        return watch, await _until(lambda: watch.up, 5)
+    finally:
+        await watch.stop()
+
+
+async def test_a_recovery_callback_that_ignores_its_cancellation_does_not_hold_the_watch_down() -> None:
     calls: list[str] = []
 
     async def stuck() -> None:
@@ -42,25 +56,13 @@ async def test_a_recovery_callback_that_ignores_its_cancellation_does_not_hold_t
     async def next_one() -> None:
         calls.append("next")
 
-    watch.on_recover += [stuck, next_one]
-    await watch.start()
-    try:
-        broker.outage()
-        await _until(lambda: not watch.up, 5)
-        broker.restore()
-        took = await _until(lambda: watch.up, 5)
-        assert took < 2.0, took  # the bound (0.3 s) and a few probes, not the callback's 4 s more
-        assert calls[:3] == ["stuck", "cancelled", "next"]
-        assert watch.epoch == 1
-    finally:
-        await watch.stop()
+    watch, took = await _outage_and_back(stuck, next_one)
+    assert took < 2.0, took  # the bound (0.3 s) and a few probes, not the callback's 4 s more
+    assert calls[:3] == ["stuck", "cancelled", "next"]
+    assert watch.epoch == 1
 
 
 async def test_a_recovery_callback_that_fails_is_logged_and_the_others_still_run() -> None:
-    broker = MemoryBroker()
-    await broker.ensure_topics(None, TOPICS)
-    watch = BrokerWatch(KafkaSettings(bootstrap_servers="memory:0"), TOPICS, interval=0.02,
-                        recover_timeout_s=0.3, broker=broker)
     calls: list[str] = []
 
     async def failing() -> None:
@@ -70,13 +72,5 @@ async def test_a_recovery_callback_that_fails_is_logged_and_the_others_still_run
     async def next_one() -> None:
         calls.append("next")
 
-    watch.on_recover += [failing, next_one]
-    await watch.start()
-    try:
-        broker.outage()
-        await _until(lambda: not watch.up, 5)
-        broker.restore()
-        await _until(lambda: watch.up, 5)
-        assert calls == ["failing", "next"]
-    finally:
-        await watch.stop()
+    watch, _ = await _outage_and_back(failing, next_one)
+    assert calls == ["failing", "next"] and watch.epoch == 1
