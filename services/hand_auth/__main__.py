@@ -6,7 +6,6 @@ development key file (``HAND_AUTH_DEV_KEY_FILE``, under ``var/``).
 
 from __future__ import annotations
 
-
 from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled

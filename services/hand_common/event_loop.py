@@ -3,8 +3,8 @@
 Each service's ``__main__`` runs its coroutine through :func:`run`. uvloop (libuv) runs
 the same asyncio code with less CPU per loop iteration and per callback; grpcio's asyncio
 stack and aiokafka run on it unchanged (grpcio hands its completions to whichever loop
-runs). Measured on the room service (docs/decisions/0038-uvloop.md): ~8 % less CPU per
-action at human pace, ~12 % more actions per second flat out, and a lower p99.
+runs). Measured on the room service (docs/decisions/0038-uvloop.md): 15–18 % more actions
+per second flat out on the same CPU and a lower p99; at human pace inside the noise.
 ``HAND_EVENT_LOOP=asyncio`` runs the standard library's loop instead. Tests run their
 services in-process on pytest's loop; the processes they start (``python -m hand_run``,
 ``python -m hand_room``) run on the configured one.

@@ -186,16 +186,15 @@ class BrokerWatch:
         is cancelled and not waited for: ``wait_for`` would wait for it to end, and one that
         does not end when cancelled (a consumer stuck joining its group, a cancellation
         swallowed inside a client library) would hold the watch down for good."""
+        name = getattr(callback, "__qualname__", repr(callback))
         task = asyncio.ensure_future(callback())
         done, _ = await asyncio.wait({task}, timeout=self.recover_timeout_s)
         if not done:
             task.cancel()
             task.add_done_callback(lambda t: t.cancelled() or t.exception())  # its error is not news
-            log.error("broker_recover_callback_timeout", callback=getattr(callback, "__qualname__", repr(callback)),
-                      timeout_s=self.recover_timeout_s)
+            log.error("broker_recover_callback_timeout", callback=name, timeout_s=self.recover_timeout_s)
         elif not task.cancelled() and task.exception() is not None:
-            log.error("broker_recover_callback_failed", callback=getattr(callback, "__qualname__", repr(callback)),
-                      error=repr(task.exception()))
+            log.error("broker_recover_callback_failed", callback=name, error=repr(task.exception()))
 
     async def _recover(self, lost: bool) -> None:
         self.up = False

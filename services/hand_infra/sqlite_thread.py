@@ -18,13 +18,12 @@ does not wait through SQLite's busy handler: it gives up at once (``busy_timeout
 0) and tries ``BEGIN IMMEDIATE`` again every 0.2–2 ms until the bound. The busy
 handler sleeps 1, 2, 5, 10 … 100 ms between tries and no process is woken when
 the lock frees, so with several instances writing to one file most of each wait
-was sleep past the lock's release (docs/decisions/0039; ``bench/sqlite_lock_contention.py`` on 2 CPUs:
-four writer processes ×1.14–1.21 the transactions with a quarter of the p99 wait,
-eight ×1.23–1.27 with half of it; one writer unchanged).
-Errors come back as
-SQLAlchemy's ``DBAPIError`` subclasses (``OperationalError``,
-``IntegrityError``), so callers classify them as they do the engine's
-(``hand_infra.sqlstore.unreachable``).
+was sleep past the lock's release (docs/decisions/0039;
+``bench/sqlite_lock_contention.py`` on 2 CPUs: four writer processes ×1.14–1.21 the
+transactions with a quarter of the p99 wait, eight ×1.23–1.27 with half of it; one
+writer unchanged). Errors come back as SQLAlchemy's ``DBAPIError`` subclasses
+(``OperationalError``, ``IntegrityError``), so callers classify them as they do the
+engine's (``hand_infra.sqlstore.unreachable``).
 """
 
 from __future__ import annotations
@@ -47,8 +46,8 @@ LOCK_POLL_FIRST_S, LOCK_POLL_MAX_S = 0.0002, 0.002
 
 
 def _busy(exc: sqlite3.OperationalError) -> bool:
-    return getattr(exc, "sqlite_errorcode", None) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED) \
-        or "locked" in str(exc) or "busy" in str(exc)
+    """Another connection holds the lock (SQLITE_BUSY or SQLITE_LOCKED, extended codes too)."""
+    return (getattr(exc, "sqlite_errorcode", 0) & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def polling(call: Callable[[], T], wait_s: float, abandoned: threading.Event | None = None) -> T:
@@ -79,10 +78,9 @@ class SqliteThread:
         self._conn: sqlite3.Connection | None = None
 
     def _open(self) -> None:
-        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False,
-                               timeout=self.busy_timeout_ms / 1000)
+        # timeout 0: no busy handler; the lock is waited for here, polling (module doc)
+        conn = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False, timeout=0)
         conn.execute("PRAGMA journal_mode=WAL")
-        conn.execute("PRAGMA busy_timeout=0")  # the lock is waited for here, polling (module doc)
         self._conn = conn
 
     async def start(self) -> None:
