@@ -3,8 +3,10 @@
 Each seat starts on one instance picked at random (as behind an L4 balancer),
 then follows ``RoomInfo.owner`` and ``ERROR_CODE_ROOM_MOVED`` (retry once at
 the owner with ``hand-redirected: 1``, use the owner for the room's later
-calls) and retries ``ERROR_CODE_OVERLOADED`` after ``retry_after_ms`` with the
-same action id. Refusals are counted by code (``GRPC_CODE/ERROR_CODE``).
+calls), retries ``ERROR_CODE_OVERLOADED`` after ``retry_after_ms`` with the
+same action id, and a call the server's gRPC runtime dropped from its backlog
+(``CANCELLED`` that this client did not cancel) after a back-off that grows
+with each try (docs/clients.md, "Overload"). Refusals are counted by code (``GRPC_CODE/ERROR_CODE``).
 Against a server without owners (``RoomInfo.owner`` empty, no redirects) it
 behaves as the plain client: every call stays on the seat's instance.
 """
@@ -67,6 +69,12 @@ class Endpoints:
             await c.close()
 
 
+def backoff(tries: int) -> float:
+    """Seconds before the next try of a call the server dropped from its backlog (CANCELLED
+    with no hint): 200 ms, doubling, at most 2 s, with jitter."""
+    return min(0.2 * 2 ** tries, 2.0) * random.uniform(0.8, 1.2)
+
+
 class Counts:
     """What one client process saw: samples, refusals by code, redirects, errors."""
 
@@ -101,6 +109,7 @@ class Seat:
         self._want, self._fut = -1, None
         self._call: Any = None
         self._task: asyncio.Task | None = None
+        self._closing = False
 
     def follow(self, room: room_pb2.RoomInfo) -> None:
         if room.owner.address and self.use_owner:
@@ -112,6 +121,7 @@ class Seat:
     async def _run(self, from_seq: int) -> None:
         marked: tuple = ()
         error = ""
+        dropped = 0
         try:
             while True:
                 self._call = self.eps.stub(self.address).Watch(
@@ -122,9 +132,14 @@ class Seat:
                         self._on(msg)
                     return
                 except grpc.aio.AioRpcError as exc:
-                    if exc.code() == grpc.StatusCode.CANCELLED:
+                    if exc.code() == grpc.StatusCode.CANCELLED and self._closing:
                         return
                     code, params = self.counts.refused(exc)
+                    if exc.code() == grpc.StatusCode.CANCELLED or code == "OVERLOADED":  # reopened
+                        await asyncio.sleep(backoff(dropped) if not code else
+                                            int(params.get("retry_after_ms", "100") or 100) / 1000)
+                        dropped += 1
+                        continue
                     if code == "ROOM_MOVED" and not marked and params.get("owner_address"):
                         self.counts.redirects["Watch"] += 1
                         self.address, marked = params["owner_address"], REDIRECTED
@@ -170,6 +185,7 @@ class Seat:
         req = pb.ActRequest(room_id=self.room_id, seat_token=self.token, action_id=uuid.uuid4().hex,
                             action=action)
         marked: tuple = ()
+        dropped = 0
         t0 = time.perf_counter()
         while True:
             address = self.address
@@ -187,11 +203,17 @@ class Seat:
                     await asyncio.sleep(int(params.get("retry_after_ms", "100") or 100) / 1000)
                     t0 = time.perf_counter()  # act→seen counts from the accepted try
                     continue
+                if exc.code() == grpc.StatusCode.CANCELLED and time.perf_counter() < stop_at:
+                    await asyncio.sleep(backoff(dropped))  # dropped from the server's backlog
+                    dropped += 1
+                    t0 = time.perf_counter()
+                    continue
                 if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
                     raise
                 return None
 
     async def close(self) -> None:
+        self._closing = True
         if self._call is not None:
             self._call.cancel()
         if self._task is not None:
@@ -242,27 +264,35 @@ class Room:
         return False
 
 
+async def _setup(call: Any, counts: Counts) -> Any:
+    """``await call()``, again after ``retry_after_ms`` (OVERLOADED) or a growing back-off
+    (CANCELLED: dropped from the server's backlog, never run), at most 20 tries."""
+    for attempt in range(20):
+        try:
+            return await call()
+        except grpc.aio.AioRpcError as exc:
+            code, params = counts.refused(exc)
+            dropped = exc.code() == grpc.StatusCode.CANCELLED
+            if not (code == "OVERLOADED" or dropped) or attempt == 19:
+                raise
+            await asyncio.sleep(backoff(attempt) if dropped else
+                                int(params.get("retry_after_ms", "200") or 200) / 1000)
+    raise AssertionError("unreachable")
+
+
 async def create_room(eps: Endpoints, i: int, rng: random.Random, counts: Counts) -> Room:
     """Host on one random instance creates, the joiner joins through another random one."""
     a_addr, b_addr = rng.choice(eps.seeds), rng.choice(eps.seeds)
-    for attempt in range(20):
-        try:
-            created = await eps.stub(a_addr).CreateRoom(pb.CreateRoomRequest(
-                rules=options_pb2.RuleSelection(preset="hand"), rounds=9, seat_count=2, turn_seconds=600,
-                player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60)
-            break
-        except grpc.aio.AioRpcError as exc:
-            code, params = counts.refused(exc)
-            if code != "OVERLOADED" or attempt == 19:
-                raise
-            await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
+    created = await _setup(lambda: eps.stub(a_addr).CreateRoom(pb.CreateRoomRequest(
+        rules=options_pb2.RuleSelection(preset="hand"), rounds=9, seat_count=2, turn_seconds=600,
+        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60), counts)
     a = Seat(eps, counts, created.room.room_id, created.seat_token, created.seat, a_addr)
     a.follow(created.room)
-    joined = await eps.stub(b_addr).JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code,
-                                                                player_name="b", player_id=f"b{i}"), timeout=60)
+    joined = await _setup(lambda: eps.stub(b_addr).JoinRoom(pb.JoinRoomRequest(
+        join_code=created.room.join_code, player_name="b", player_id=f"b{i}"), timeout=60), counts)
     b = Seat(eps, counts, created.room.room_id, joined.seat_token, joined.seat, b_addr)
     b.follow(joined.room)
-    started = await eps.stub(a.address).StartMatch(
-        pb.StartMatchRequest(room_id=a.room_id, seat_token=a.token, seed=i), timeout=60)
+    started = await _setup(lambda: eps.stub(a.address).StartMatch(
+        pb.StartMatchRequest(room_id=a.room_id, seat_token=a.token, seed=i), timeout=60), counts)
     a.follow(started.room)
     return Room(a.room_id, sorted([a, b], key=lambda s: s.seat), started.room.next_seq)

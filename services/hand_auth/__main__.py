@@ -23,7 +23,7 @@ async def serve(config: AuthConfig) -> None:
 def main() -> None:
     config = load_or_exit(AuthConfig.from_env)
     configure_logging(config.log)
-    event_loop.run(serve(config), config.log.event_loop)
+    event_loop.run(serve(config), config.log.event_loop, config.log.gc_sweep_s)
 
 
 if __name__ == "__main__":

@@ -66,7 +66,7 @@ async def serve(config: BotConfig) -> None:
 def main() -> None:
     config = load_or_exit(BotConfig.from_env)
     configure_logging(config.log)
-    event_loop.run(serve(config), config.log.event_loop)
+    event_loop.run(serve(config), config.log.event_loop, config.log.gc_sweep_s)
 
 
 if __name__ == "__main__":

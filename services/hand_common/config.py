@@ -57,6 +57,14 @@ EVENT_LOOP = EnvVar(
     "the event loop a service process runs on: uvloop (libuv) or asyncio (the standard library's)",
     choice(*EVENT_LOOPS),
 )
+GC_SWEEP_S = EnvVar(
+    "HAND_GC_SWEEP_S", "600",
+    "a service process freezes what survives each full garbage collection, so the next walks "
+    "only newer objects (no multi-second pauses with thousands of rooms in memory), and walks "
+    "everything once every this many seconds; 0: Python's default collector "
+    "(hand_common/gc_policy.py)",
+    number(0, 86_400),
+)
 GRPC_MAX_MESSAGE_BYTES = EnvVar(
     "HAND_GRPC_MAX_MESSAGE_BYTES", "1048576",
     "largest gRPC message received or sent, in bytes; bigger requests fail with RESOURCE_EXHAUSTED",
@@ -66,6 +74,22 @@ GRPC_WORKERS = EnvVar(
     "HAND_GRPC_WORKERS", "4",
     "worker threads a gRPC server may use for CPU-bound calls",
     integer(1, 256),
+)
+GRPC_MAX_PENDING_CALLS = EnvVar(
+    "HAND_GRPC_MAX_PENDING_CALLS", "100",
+    "calls a gRPC server's runtime holds before the service takes them (its backlog); past it "
+    "a growing share of new calls, all of them at 3x, is refused at once CANCELLED before any "
+    "of the service's code runs, so that overload is shed instead of queued (0: grpcio's "
+    "default, 1,000 / 3,000; docs/decisions/0040-grpc-backlog.md)",
+    integer(0, 100_000),
+)
+GRPC_MAX_IN_FLIGHT = EnvVar(
+    "HAND_GRPC_MAX_IN_FLIGHT", "0",
+    "unary calls a gRPC server works on at once; the next is refused at once OVERLOADED "
+    "(RESOURCE_EXHAUSTED, retry_after_ms) so that what it accepts is served in bounded time "
+    "(Little's law: the bound / the throughput); streams are not counted; 0: off "
+    "(hand_common/in_flight.py)",
+    integer(0, 100_000),
 )
 SHUTDOWN_GRACE_S = EnvVar(
     "HAND_SHUTDOWN_GRACE_S", "5",
@@ -142,12 +166,14 @@ AUTH_ISSUER = EnvVar("HAND_AUTH_ISSUER", "hand-auth", "iss claim of session toke
 @dataclass(frozen=True)
 class LogConfig:
     """How a process logs: ``format`` is auto, json or console; ``level`` a level name. And
-    the event loop it runs on (``hand_common.event_loop``): read once at start-up, beside the
-    logging, by every service's ``__main__``."""
+    the event loop it runs on (``hand_common.event_loop``) and how it collects garbage
+    (``hand_common.gc_policy``): read once at start-up, beside the logging, by every
+    service's ``__main__``."""
 
     format: str = setting(LOG_FORMAT)
     level: str = setting(LOG_LEVEL)
     event_loop: str = setting(EVENT_LOOP)
+    gc_sweep_s: float = setting(GC_SWEEP_S)
 
     @classmethod
     def _read(cls, env: EnvReader) -> LogConfig:
@@ -169,6 +195,8 @@ class GrpcServerConfig:
     port: int
     max_message_bytes: int = setting(GRPC_MAX_MESSAGE_BYTES, required=True)
     workers: int = setting(GRPC_WORKERS, required=True)
+    max_pending_calls: int = setting(GRPC_MAX_PENDING_CALLS, required=True)
+    max_in_flight: int = setting(GRPC_MAX_IN_FLIGHT, required=True)
     shutdown_grace_s: float = setting(SHUTDOWN_GRACE_S, required=True)
     tls_cert_file: str = setting(TLS_CERT_FILE)
     tls_key_file: str = setting(TLS_KEY_FILE)
@@ -201,6 +229,14 @@ class GrpcServerConfig:
             ("grpc.max_receive_message_length", self.max_message_bytes),
             ("grpc.max_send_message_length", self.max_message_bytes),
         ]
+
+    def server_options(self) -> list[tuple[str, int]]:
+        """The channel options, and the server's backlog of calls not yet taken by the
+        service: refusals begin at ``max_pending_calls`` and grow to every call at 3x."""
+        backlog = [("grpc.server.max_pending_requests", self.max_pending_calls),
+                   ("grpc.server.max_pending_requests_hard_limit", 3 * self.max_pending_calls)] \
+            if self.max_pending_calls else []
+        return [*self.channel_options(), *backlog]
 
 
 @dataclass(frozen=True)

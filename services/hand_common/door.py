@@ -31,7 +31,7 @@ from .language import language_of
 from .limits import check
 from .refusal import Refusal, refusal_status
 
-__all__ = ["MALFORMED", "DoorInterceptor", "abort_refusal", "exempt", "wrap_handler"]
+__all__ = ["MALFORMED", "DoorInterceptor", "abort_refusal", "exempt", "maybe_await", "wrap_handler"]
 
 log = structlog.get_logger("hand_common.door")
 EXEMPT_PREFIXES = ("/grpc.health.v1.Health/", "/grpc.reflection.")
@@ -74,7 +74,7 @@ def _guard(deserialize: Callable[[bytes], Any] | None) -> Callable[[bytes], Any]
     return guarded
 
 
-async def _maybe(result: Any) -> Any:
+async def maybe_await(result: Any) -> Any:
     return await result if inspect.isawaitable(result) else result
 
 
@@ -97,7 +97,7 @@ def wrap_handler(handler: grpc.RpcMethodHandler, gate: Gate, *, guard: bool = Fa
 
         async def unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
             await gate(request, context)
-            return await _maybe(inner(request, context))
+            return await maybe_await(inner(request, context))
 
         return grpc.unary_unary_rpc_method_handler(
             unary, request_deserializer=deserializer, response_serializer=serializer)
@@ -114,7 +114,7 @@ def wrap_handler(handler: grpc.RpcMethodHandler, gate: Gate, *, guard: bool = Fa
                 async for item in result:
                     yield item
             else:  # a handler that writes with context.write()
-                await _maybe(result)
+                await maybe_await(result)
         finally:
             if holder is not None:
                 holder.__exit__(None, None, None)

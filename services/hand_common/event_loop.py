@@ -16,13 +16,17 @@ import asyncio
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
+from . import gc_policy
+
 __all__ = ["run"]
 
 T = TypeVar("T")
 
 
-def run(main: Coroutine[Any, Any, T], kind: str = "uvloop") -> T:
-    """Run ``main`` to its end on a new loop of ``kind`` (``LogConfig.event_loop``)."""
+def run(main: Coroutine[Any, Any, T], kind: str = "uvloop", gc_sweep_s: float = 0.0) -> T:
+    """Run ``main`` to its end on a new loop of ``kind`` (``LogConfig.event_loop``), the
+    garbage collector set up by ``gc_policy.install(gc_sweep_s)`` (``LogConfig.gc_sweep_s``)."""
+    gc_policy.install(gc_sweep_s)
     if kind == "uvloop":
         import uvloop
 

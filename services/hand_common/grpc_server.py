@@ -36,8 +36,8 @@ class ServedService:
         self.name = service.full_name
         self.config = config
         self.health = health.aio.HealthServicer()
-        self.interceptors = edge_interceptors(limits, verifier)  # browsers pass them too (hand_web)
-        self.server = grpc.aio.server(options=[*config.channel_options(), *options],
+        self.interceptors = edge_interceptors(limits, verifier, config.max_in_flight)  # browsers pass them too (hand_web)
+        self.server = grpc.aio.server(options=[*config.server_options(), *options],
                                       interceptors=self.interceptors)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
         reflection.enable_server_reflection([self.name, *(s.full_name for s in also), health.SERVICE_NAME, reflection.SERVICE_NAME],

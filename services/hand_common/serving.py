@@ -3,7 +3,9 @@
     server = grpc.aio.server(interceptors=edge_interceptors(config.limits, verifier), ...)
 
 Order matters: the metrics interceptor (``hand_common.rpc_metrics``) wraps
-everything, so refusals are counted too; then the rate limiter (a flood of garbage is shed
+everything, so refusals are counted too; then the bound on calls in flight
+(``hand_common.in_flight``: past its capacity a server refuses before any other
+work); then the rate limiter (a flood of garbage is shed
 before anything else looks at it), then the door (malformed bytes and
 fields over their limits → INVALID_ARGUMENT). ``limits=None`` leaves the
 rate limiter out (tests and benchmarks that build a server directly).
@@ -19,17 +21,21 @@ from .config import TLS_CA_FILE, TLS_CERT_FILE, TLS_KEY_FILE, GrpcServerConfig, 
 from .env import EnvReader
 from .door import DoorInterceptor
 from .identity import Verifier
+from .in_flight import InFlightLimit
 from .ratelimit import RateLimitInterceptor
 from .rpc_metrics import MetricsInterceptor
 
 __all__ = ["bind", "channel_credentials", "edge_interceptors"]
 
 
-def edge_interceptors(limits: RateLimitConfig | None = None,
-                      verifier: Verifier | None = None) -> list[grpc.aio.ServerInterceptor]:
-    """``[MetricsInterceptor, RateLimitInterceptor, DoorInterceptor]`` (the rate limiter only
-    when ``limits`` is given)."""
+def edge_interceptors(limits: RateLimitConfig | None = None, verifier: Verifier | None = None,
+                      max_in_flight: int = 0) -> list[grpc.aio.ServerInterceptor]:
+    """``[MetricsInterceptor, InFlightLimit, RateLimitInterceptor, DoorInterceptor]`` (the
+    in-flight bound only when ``max_in_flight`` > 0, the rate limiter only when ``limits``
+    is given)."""
     chain: list[grpc.aio.ServerInterceptor] = [MetricsInterceptor()]
+    if max_in_flight > 0:
+        chain.append(InFlightLimit(max_in_flight))
     if limits is not None:
         chain.append(RateLimitInterceptor(limits, verifier))
     chain.append(DoorInterceptor())

@@ -28,7 +28,7 @@ async def serve(config: RulesConfig, executor: Executor | None = None) -> None:
 def main() -> None:
     config = load_or_exit(RulesConfig.from_env)
     configure_logging(config.log)
-    event_loop.run(serve(config), config.log.event_loop)
+    event_loop.run(serve(config), config.log.event_loop, config.log.gc_sweep_s)
 
 
 if __name__ == "__main__":

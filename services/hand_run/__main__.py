@@ -47,7 +47,7 @@ def _exit_now(code: int) -> None:
 def main() -> None:
     log = load_or_exit(LogConfig.from_env)
     configure_logging(log)
-    event_loop.run(_main(), log.event_loop)
+    event_loop.run(_main(), log.event_loop, log.gc_sweep_s)
 
 
 if __name__ == "__main__":

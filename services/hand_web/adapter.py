@@ -19,7 +19,6 @@ too, sharing their state (token buckets, stream counts) with native gRPC.
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, NamedTuple
 
@@ -35,7 +34,7 @@ from google.protobuf.descriptor import ServiceDescriptor
 from google.rpc import status_pb2
 from protobuf.wkt import Any as WireAny
 
-from hand_common.door import MALFORMED
+from hand_common.door import MALFORMED, maybe_await
 
 __all__ = ["BrowserAbort", "BrowserContext", "ServiceApp", "aborted", "method_info"]
 
@@ -120,10 +119,6 @@ class _Guarded:
             return MALFORMED
 
 
-async def _maybe(result: Any) -> Any:
-    return await result if inspect.isawaitable(result) else result
-
-
 class _Method:
     """One RPC: the servicer's method behind the service's interceptors, called per request."""
 
@@ -148,7 +143,7 @@ class _Method:
         handler = await self._handler(context)
         if request is MALFORMED and handler is self.base:  # no door in front of this servicer
             raise ConnectError(Code.INVALID_ARGUMENT, "undecodable request")
-        return await _maybe(handler.unary_unary(request, context))
+        return await maybe_await(handler.unary_unary(request, context))
 
     async def stream(self, request, ctx: RequestContext) -> AsyncIterator[Any]:
         context = BrowserContext(ctx)

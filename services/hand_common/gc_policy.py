@@ -1,0 +1,61 @@
+"""How a long-running service process uses Python's cycle collector (``HAND_GC_SWEEP_S``).
+
+CPython's full (oldest-generation) collection walks every tracked object the process
+holds, however old. A room instance holds every room in play (3,000 rooms: several
+million objects), so each full collection stopped its loop for 0.5–1.4 s, about every
+5 s at twice its capacity — every call in flight waited for it (docs/room-service.md,
+"Collector pauses"). Almost nothing that survives one full collection is garbage at
+the next: the rooms' state is freed by reference counting when a room leaves memory.
+
+So, as Instagram's services do with ``gc.freeze()`` (CPython's documented use for it):
+what start-up built is frozen — moved to the permanent generation, never walked again
+— and so is whatever survives each full collection, so the next one walks only what
+came since. Frozen objects are still freed by reference counting; only garbage *cycles*
+among them would wait. For those, every ``sweep_s`` seconds the permanent generation is
+thawed just before a full collection, which then walks everything once (one long pause
+per sweep instead of one every few seconds). ``sweep_s`` 0: the interpreter's default
+collector, nothing frozen.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["FreezeSurvivors", "install"]
+
+
+class FreezeSurvivors:
+    """The ``gc.callbacks`` entry: freeze after every full collection, thaw before the first
+    full collection past each ``sweep_s``."""
+
+    def __init__(self, sweep_s: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.sweep_s, self.clock = sweep_s, clock
+        self.swept_at = clock()
+        self.full = self.sweeps = 0
+
+    def __call__(self, phase: str, info: dict[str, Any]) -> None:
+        if info.get("generation") != 2:
+            return
+        if phase == "start":
+            if self.clock() - self.swept_at >= self.sweep_s:
+                gc.unfreeze()  # this collection walks everything once
+                self.swept_at = self.clock()
+                self.sweeps += 1
+        elif phase == "stop":
+            self.full += 1
+            gc.freeze()
+
+
+def install(sweep_s: float) -> FreezeSurvivors | None:
+    """Freeze what start-up built and every full collection's survivors (see the module
+    doc); None (the default collector) when ``sweep_s`` is 0."""
+    if sweep_s <= 0:
+        return None
+    policy = FreezeSurvivors(sweep_s)
+    gc.collect()
+    gc.freeze()
+    gc.callbacks.append(policy)
+    return policy
