@@ -80,7 +80,7 @@ GRPC_MAX_PENDING_CALLS = EnvVar(
     "calls a gRPC server's runtime holds before the service takes them (its backlog); past it "
     "a growing share of new calls, all of them at 3x, is refused at once CANCELLED before any "
     "of the service's code runs, so that overload is shed instead of queued (0: grpcio's "
-    "default, 1,000 / 3,000; docs/decisions/0040-grpc-backlog.md)",
+    "default, 1,000 / 3,000; docs/decisions/0040-overload-at-the-edge.md)",
     integer(0, 100_000),
 )
 GRPC_MAX_IN_FLIGHT = EnvVar(
