@@ -24,8 +24,9 @@ function refusal(code, grpcCode, params) {
   return { code: grpcCode, details: code, metadata };
 }
 
-/** A stand-in room instance: `moveTo` set → ROOM_MOVED for unmarked Act/Watch; `overloaded` → that many refusals. */
-async function instance(name, { moveTo = null, overloaded = 0 } = {}) {
+/** A stand-in room instance: `moveTo` set → ROOM_MOVED for unmarked Act/Watch; `overloaded` → that many refusals;
+ * `dropped` → that many calls answered CANCELLED with no RuleError, as a runtime dropping its backlog does. */
+async function instance(name, { moveTo = null, overloaded = 0, dropped = 0 } = {}) {
   const seen = [];
   const server = new grpc.Server();
   const service = {};
@@ -44,6 +45,10 @@ async function instance(name, { moveTo = null, overloaded = 0 } = {}) {
   service.Act = (call, cb) => {
     seen.push({ method: 'Act', marked: marked(call), id: call.request.action_id });
     if (moveTo && !marked(call)) return cb(moved());
+    if (dropped > 0) {
+      dropped -= 1;
+      return cb({ code: grpc.status.CANCELLED, details: 'Cancelled' });
+    }
     if (overloaded > 0) {
       overloaded -= 1;
       return cb(refusal('ERROR_CODE_OVERLOADED', grpc.status.RESOURCE_EXHAUSTED, { limit: 'pending_commands', retry_after_ms: '20' }));
@@ -53,6 +58,7 @@ async function instance(name, { moveTo = null, overloaded = 0 } = {}) {
   service.Watch = (call) => {
     seen.push({ method: 'Watch', marked: marked(call) });
     if (moveTo && !marked(call)) { call.emit('error', moved()); return; }
+    if (dropped > 0) { dropped -= 1; call.emit('error', { code: grpc.status.CANCELLED, details: 'Cancelled' }); return; }
     call.write({ snapshot: { next_seq: call.request.from_seq } });
     call.end();
   };
@@ -63,7 +69,7 @@ async function instance(name, { moveTo = null, overloaded = 0 } = {}) {
   server.addService(definition, service);
   const port = await new Promise((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', grpc.ServerCredentials.createInsecure(), (e, p) => (e ? reject(e) : resolve(p))));
-  return { name, address: `127.0.0.1:${port}`, seen, server, set moveTo(v) { moveTo = v; } };
+  return { name, address: `127.0.0.1:${port}`, seen, server, set moveTo(v) { moveTo = v; }, set dropped(v) { dropped = v; } };
 }
 
 async function closedAddress() {
@@ -146,6 +152,26 @@ describe('lib/owner.js: reaching the room owner (offline, stand-in servers)', ()
       const c = client(busy.address);
       assert.equal(hand.num((await c.Act(act('a6'))).last_seq), 5);
       assert.deepEqual(busy.seen.map((s) => s.id), ['a6', 'a6', 'a6'], 'the same request, three times');
+    } finally {
+      busy.server.forceShutdown();
+    }
+  });
+
+  it('retries a call dropped from the server backlog (CANCELLED, no RuleError) after a growing back-off', async () => {
+    const busy = await instance('dropping', { dropped: 2 });
+    try {
+      const c = client(busy.address);
+      const began = Date.now();
+      assert.equal(hand.num((await c.Act(act('a7'))).last_seq), 5);
+      assert.deepEqual(busy.seen.map((s) => s.id), ['a7', 'a7', 'a7'], 'the same request, three times');
+      assert.ok(Date.now() - began >= 0.8 * (200 + 400), 'waited 200 ms, then 400 ms (±20 %)');
+      busy.seen.length = 0;
+      busy.dropped = 1;
+      const w = c.Watch({ room_id: 'r1', seat_token: 't', from_seq: 7 });
+      const got = await new Promise((resolve, reject) => { w.on('data', resolve); w.on('error', reject); });
+      assert.equal(hand.num(got.snapshot.next_seq), 7, 'the dropped Watch was opened again');
+      assert.equal(busy.seen.filter((s) => s.method === 'Watch').length, 2, 'dropped once, then served');
+      w.cancel();
     } finally {
       busy.server.forceShutdown();
     }

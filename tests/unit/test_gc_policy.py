@@ -14,10 +14,13 @@ from hand_common import gc_policy
 
 @pytest.fixture
 def restored():
-    callbacks = list(gc.callbacks)
+    callbacks, enabled = list(gc.callbacks), gc.isenabled()
+    gc.disable()  # only the test's own collections: none triggered by its allocations
     yield
     gc.callbacks[:] = callbacks
     gc.unfreeze()
+    if enabled:
+        gc.enable()
 
 
 class _Clock:

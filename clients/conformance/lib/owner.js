@@ -9,7 +9,9 @@
 // owner; an owner it cannot reach is set aside for a while and the call goes,
 // marked, to the instance it was given (which forwards it). Every other call
 // goes to that instance. A call refused with ERROR_CODE_OVERLOADED is sent
-// again, the same request (the same action id), after params.retry_after_ms.
+// again, the same request (the same action id), after params.retry_after_ms;
+// one the server's runtime dropped from its backlog (CANCELLED that this client
+// did not cancel, no RuleError) after a back-off that grows with each try.
 
 const { EventEmitter } = require('node:events');
 const { connect, has, root, ruleErrorOf, grpc } = require('./hand');
@@ -37,6 +39,14 @@ function retryAfterMs(err) {
   if (!err || !err.rule || err.rule.code !== 'ERROR_CODE_OVERLOADED') return null;
   const ms = Number(err.rule.params.retry_after_ms);
   return Math.min(Math.max(Number.isFinite(ms) ? ms : 200, 10), 5000);
+}
+
+/** CANCELLED that this client did not cancel (no RuleError): the server's runtime dropped the call
+ * from its backlog before any of its code ran. ms to wait before try `tries` + 1 (200 ms doubling,
+ * at most 2 s, ±20 % jitter); null for any other error. */
+function droppedBackoffMs(err, tries) {
+  if (!err || err.code !== grpc.status.CANCELLED || err.rule) return null;
+  return Math.min(200 * 2 ** (tries - 1), 2000) * (0.8 + Math.random() * 0.4);
 }
 
 /**
@@ -100,7 +110,7 @@ function roomClient(home, { lang = 'en' } = {}) {
         if (res && has(res, 'room')) learn(res.room);
         return res;
       } catch (err) {
-        const wait = retryAfterMs(err);
+        const wait = retryAfterMs(err) ?? droppedBackoffMs(err, tries);
         if (wait === null || tries >= OVERLOAD_TRIES) throw err;
         await sleep(wait);
       }
@@ -143,6 +153,7 @@ function roomClient(home, { lang = 'en' } = {}) {
     const out = new EventEmitter();
     let current = null;
     let cancelled = false;
+    let dropped = 0;
     const open = (address, marked) => {
       let got = false;
       const call = at(address).Watch(req, options(opts, marked));
@@ -157,7 +168,9 @@ function roomClient(home, { lang = 'en' } = {}) {
         if (call !== current) return;
         if (err && err.metadata) err.rule = ruleErrorOf(err);
         const next = got || cancelled ? null : after(req.room_id, address, marked, err);
+        const wait = got || cancelled || next !== null ? null : droppedBackoffMs(err, ++dropped);
         if (next !== null) open(next, true);
+        else if (wait !== null && dropped < OVERLOAD_TRIES) setTimeout(() => { if (!cancelled) open(address, marked); }, wait);
         else out.emit('error', err);
       });
       call.on('end', () => { if (call === current) out.emit('end'); });
@@ -172,4 +185,4 @@ function roomClient(home, { lang = 'en' } = {}) {
   return api;
 }
 
-module.exports = { roomClient, movedTo, unreachable, retryAfterMs, REDIRECTED };
+module.exports = { roomClient, movedTo, unreachable, retryAfterMs, droppedBackoffMs, REDIRECTED };
