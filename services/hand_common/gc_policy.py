@@ -14,7 +14,8 @@ came since. Frozen objects are still freed by reference counting; only garbage *
 among them would wait. For those, every ``sweep_s`` seconds the permanent generation is
 thawed just before a full collection, which then walks everything once (one long pause
 per sweep instead of one every few seconds). ``sweep_s`` 0: the interpreter's default
-collector, nothing frozen.
+collector, nothing frozen. Each collection's pause is measured
+(``hand_process_gc_pause_seconds{generation}``, docs/operations.md).
 """
 
 from __future__ import annotations
@@ -24,7 +25,13 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["FreezeSurvivors", "install"]
+from .metrics import FAST_BUCKETS, histogram
+
+__all__ = ["FreezeSurvivors", "GC_PAUSE", "install"]
+
+GC_PAUSE = histogram("hand_process_gc_pause_seconds",
+                     "One garbage collection of this process (its loop stands still meanwhile)",
+                     ["generation"], buckets=FAST_BUCKETS)
 
 
 class FreezeSurvivors:
@@ -35,9 +42,16 @@ class FreezeSurvivors:
         self.sweep_s, self.clock = sweep_s, clock
         self.swept_at = clock()
         self.full = self.sweeps = 0
+        self._began = 0.0
+        self._pause = {g: GC_PAUSE.labels(str(g)) for g in range(3)}
 
     def __call__(self, phase: str, info: dict[str, Any]) -> None:
-        if info.get("generation") != 2:
+        generation = info.get("generation")
+        if phase == "start":
+            self._began = time.perf_counter()
+        elif generation in self._pause:
+            self._pause[generation].observe(time.perf_counter() - self._began)
+        if generation != 2:
             return
         if phase == "start":
             if self.clock() - self.swept_at >= self.sweep_s:

@@ -8,6 +8,7 @@ import gc
 import weakref
 
 import pytest
+from prometheus_client import REGISTRY
 
 from hand_common import gc_policy
 
@@ -33,12 +34,15 @@ class _Clock:
 
 def test_full_collections_freeze_their_survivors_and_a_sweep_thaws_them_first(restored) -> None:
     clock = _Clock()
+    pauses = REGISTRY.get_sample_value("hand_process_gc_pause_seconds_count", {"generation": "2"}) or 0.0
     policy = gc_policy.FreezeSurvivors(60, clock)
     gc.callbacks.append(policy)
     kept = [[i] for i in range(10_000)]  # long-lived state, e.g. the rooms in play
     gc.collect()
     frozen = gc.get_freeze_count()
     assert frozen >= len(kept) and policy.full == 1 and policy.sweeps == 0
+    assert REGISTRY.get_sample_value("hand_process_gc_pause_seconds_count", {"generation": "2"}) == pauses + 1, \
+        "each pause is measured for operators"
     more = [[i] for i in range(5_000)]
     gc.collect(1)  # a young collection neither freezes nor thaws
     assert gc.get_freeze_count() == frozen
