@@ -27,7 +27,7 @@ OPERATIONS = ROOT / "docs" / "operations.md"
 METRIC = re.compile(r"\bhand_[a-z0-9_]+")
 #: Every label a Hand metric may have: small fixed sets of values, never an id.
 LABELS = {"service", "method", "transport", "code", "error_code", "group", "topic", "partition", "kind",
-          "path", "audience", "reason", "preset", "finish", "origin", "level", "outcome", "account", "check"}
+          "path", "audience", "reason", "preset", "finish", "origin", "level", "outcome", "account", "check", "generation"}
 #: What the issue asks the alerts to cover, as a word of each rule's name.
 ALERTS_WANTED = ("ConsumerLag", "ActCommit", "ErrorRatio", "BrokerUnreachable", "OutboxBacklog",
                  "LedgerBehind", "WithoutPartitions", "BotTakeovers")
