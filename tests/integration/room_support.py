@@ -234,15 +234,24 @@ async def join_all(stub, created, players: list[Player], humans: int) -> None:
 async def _act_retrying(p: Player, action, tries: int = 5) -> pb.ActResponse:
     """``p.act`` as the contract asks a client to act: ``UNAVAILABLE`` (the room's store or owner
     did not answer in time, e.g. on a loaded test machine) is retried with the same action id,
-    which the room applies at most once."""
+    which the room applies at most once; ``RESOURCE_EXHAUSTED`` (a signed-in player over the
+    per-player rate when the test plays faster than any person, an instance at capacity) after
+    the refusal's ``retry_after_ms``."""
     action_id = uuid.uuid4().hex
-    for attempt in range(tries):
+    attempt = refused = 0
+    while True:
         try:
             return await p.act(action, action_id=action_id)
         except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == tries - 1:
+            detail = rule_error_of(exc)
+            if exc.code() == grpc.StatusCode.RESOURCE_EXHAUSTED and detail is not None and refused < 50:
+                refused += 1
+                await asyncio.sleep(int(detail.params.get("retry_after_ms", "100")) / 1000)
+                continue
+            attempt += 1
+            if exc.code() != grpc.StatusCode.UNAVAILABLE or attempt == tries:
                 raise
-            await asyncio.sleep(0.2 * (attempt + 1))
+            await asyncio.sleep(0.2 * attempt)
     raise AssertionError("unreachable")
 
 
