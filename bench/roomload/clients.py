@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import random
 import time
 import uuid
 from typing import Any
@@ -183,13 +184,25 @@ class BenchRoom:
         return False
 
 
-async def retry_overloaded(call, attempts: int = 20):
-    """``await call()``, again after ``retry_after_ms`` while the server says OVERLOADED (as a
-    client does: the same request)."""
-    for _ in range(attempts - 1):
+def backoff(tries: int) -> float:
+    """Seconds before the next try of a call the server dropped from its backlog (CANCELLED
+    with no hint): 200 ms, doubling, at most 2 s, with jitter (docs/clients.md, "Overload")."""
+    return min(0.2 * 2 ** tries, 2.0) * random.uniform(0.8, 1.2)
+
+
+async def retry_overloaded(call, attempts: int = 20, on_refused=None):
+    """``await call()``, again after ``retry_after_ms`` while the server says OVERLOADED, or
+    after a growing back-off when it dropped the call from its backlog (CANCELLED), as a
+    client does: the same request. ``on_refused(exc)`` sees every refusal."""
+    for attempt in range(attempts - 1):
         try:
             return await call()
         except grpc.aio.AioRpcError as exc:
+            if on_refused is not None:
+                on_refused(exc)
+            if exc.code() == grpc.StatusCode.CANCELLED:
+                await asyncio.sleep(backoff(attempt))
+                continue
             if exc.code() != grpc.StatusCode.RESOURCE_EXHAUSTED:
                 raise
             retry_ms = next((int(v) for k, v in _params(exc) if k == "retry_after_ms"), 200)

@@ -28,7 +28,7 @@ from hand.v1 import errors_pb2, options_pb2, room_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 
-from .clients import PLAYING, Sample, moves
+from .clients import PLAYING, Sample, backoff, moves, retry_overloaded
 
 REDIRECTED = (("hand-redirected", "1"),)
 
@@ -67,12 +67,6 @@ class Endpoints:
     async def close(self) -> None:
         for c in self._channels:
             await c.close()
-
-
-def backoff(tries: int) -> float:
-    """Seconds before the next try of a call the server dropped from its backlog (CANCELLED
-    with no hint): 200 ms, doubling, at most 2 s, with jitter."""
-    return min(0.2 * 2 ** tries, 2.0) * random.uniform(0.8, 1.2)
 
 
 class Counts:
@@ -264,35 +258,22 @@ class Room:
         return False
 
 
-async def _setup(call: Any, counts: Counts) -> Any:
-    """``await call()``, again after ``retry_after_ms`` (OVERLOADED) or a growing back-off
-    (CANCELLED: dropped from the server's backlog, never run), at most 20 tries."""
-    for attempt in range(20):
-        try:
-            return await call()
-        except grpc.aio.AioRpcError as exc:
-            code, params = counts.refused(exc)
-            dropped = exc.code() == grpc.StatusCode.CANCELLED
-            if not (code == "OVERLOADED" or dropped) or attempt == 19:
-                raise
-            await asyncio.sleep(backoff(attempt) if dropped else
-                                int(params.get("retry_after_ms", "200") or 200) / 1000)
-    raise AssertionError("unreachable")
-
-
 async def create_room(eps: Endpoints, i: int, rng: random.Random, counts: Counts) -> Room:
     """Host on one random instance creates, the joiner joins through another random one."""
     a_addr, b_addr = rng.choice(eps.seeds), rng.choice(eps.seeds)
-    created = await _setup(lambda: eps.stub(a_addr).CreateRoom(pb.CreateRoomRequest(
+    created = await retry_overloaded(lambda: eps.stub(a_addr).CreateRoom(pb.CreateRoomRequest(
         rules=options_pb2.RuleSelection(preset="hand"), rounds=9, seat_count=2, turn_seconds=600,
-        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60), counts)
+        player_name="a", player_id=f"a{i}", visibility=room_pb2.ROOM_VISIBILITY_PRIVATE), timeout=60),
+        on_refused=counts.refused)
     a = Seat(eps, counts, created.room.room_id, created.seat_token, created.seat, a_addr)
     a.follow(created.room)
-    joined = await _setup(lambda: eps.stub(b_addr).JoinRoom(pb.JoinRoomRequest(
-        join_code=created.room.join_code, player_name="b", player_id=f"b{i}"), timeout=60), counts)
+    joined = await retry_overloaded(lambda: eps.stub(b_addr).JoinRoom(pb.JoinRoomRequest(
+        join_code=created.room.join_code, player_name="b", player_id=f"b{i}"), timeout=60),
+        on_refused=counts.refused)
     b = Seat(eps, counts, created.room.room_id, joined.seat_token, joined.seat, b_addr)
     b.follow(joined.room)
-    started = await _setup(lambda: eps.stub(a.address).StartMatch(
-        pb.StartMatchRequest(room_id=a.room_id, seat_token=a.token, seed=i), timeout=60), counts)
+    started = await retry_overloaded(lambda: eps.stub(a.address).StartMatch(
+        pb.StartMatchRequest(room_id=a.room_id, seat_token=a.token, seed=i), timeout=60),
+        on_refused=counts.refused)
     a.follow(started.room)
     return Room(a.room_id, sorted([a, b], key=lambda s: s.seat), started.room.next_seq)
