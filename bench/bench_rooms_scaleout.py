@@ -14,7 +14,7 @@ share of ``hand.room-events`` read then skipped, broker CPU, refusals by code.
 
     .venv/bin/python bench/bench_rooms_scaleout.py [--instances 1 2 3] [--levels 300]
         [--clients 2] [--capacity-x2 [--capacity ACT_S]] [--store sqlite|postgres]
-        [--window 10] [--warmup 5] [--json PATH] [--md PATH] [--quick]
+        [--window 10] [--warmup 5] [--room-cpus 0] [--json PATH] [--md PATH] [--quick]
 """
 
 from __future__ import annotations
@@ -101,7 +101,7 @@ def _cpu(pids: dict[str, int]) -> dict[str, float]:
 
 async def run_level(n: int, rooms: int, a: argparse.Namespace, phase: str) -> dict:
     """One level: a fresh fleet of ``n`` instances, ``rooms`` rooms, warm-up, one window."""
-    fleet = Fleet(n, a.store)
+    fleet = Fleet(n, a.store, room_cpus=a.room_cpus)
     clients = None
     t_start = time.perf_counter()
     try:
@@ -147,8 +147,11 @@ def _save(a: argparse.Namespace, doc: dict) -> None:
 
 
 async def bench(a: argparse.Namespace) -> dict:
-    doc: dict = {"config": {k: (str(v) if isinstance(v, Path) else v) for k, v in vars(a).items()},
+    doc: dict = {"config": {k: (str(v) if isinstance(v, Path) else sorted(v) if isinstance(v, frozenset) else v)
+                            for k, v in vars(a).items()},
                  "cpus": os.cpu_count(), "runs": []}
+    if a.room_cpus:  # the bench, its clients and the broker keep off the room instances' CPUs
+        os.sched_setaffinity(0, set(os.sched_getaffinity(0)) - a.room_cpus)
 
     async def level(n: int, rooms: int, phase: str) -> dict:
         progress(f"scale-out [{phase}]: {n} instance(s), {rooms} rooms ({rooms / a.pace:.0f} act/s target)")
@@ -182,6 +185,13 @@ async def bench(a: argparse.Namespace) -> dict:
     return doc
 
 
+def _cpu_set(text: str) -> frozenset[int]:
+    cpus = frozenset(int(c) for c in text.split(",") if c.strip())
+    if not cpus or not cpus < os.sched_getaffinity(0):
+        raise argparse.ArgumentTypeError(f"{text!r}: a non-empty proper subset of CPUs {sorted(os.sched_getaffinity(0))}")
+    return cpus
+
+
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--instances", type=int, nargs="+", default=[1, 2, 3])
@@ -203,6 +213,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--md", type=Path, default=None)
     p.add_argument("--ignore-owner", action="store_true",
                    help="clients ignore RoomInfo.owner: every seat reaches the owner through ROOM_MOVED")
+    p.add_argument("--room-cpus", type=_cpu_set, default=None, metavar="0,1",
+                   help="run the room instances on these CPUs only, and everything else (clients, broker, "
+                        "store server) on the others: one instance's figures without the clients' CPU in them")
     p.add_argument("--keep", action="store_true", help="keep the logs' temp dirs")
     p.add_argument("--quick", action="store_true", help="smoke test: 8 rooms, 1 and 2 instances, short windows")
     a = p.parse_args(argv)

@@ -31,8 +31,9 @@ class Fleet:
     """Tansu + store + N × ``python -m hand_room`` (one group, ``PARTITIONS`` partitions)."""
 
     def __init__(self, instances: int, store: str = "sqlite", metrics: bool = True,
-                 extra_env: dict[str, str] | None = None) -> None:
+                 extra_env: dict[str, str] | None = None, room_cpus: frozenset[int] | None = None) -> None:
         self.n, self.store, self.metrics, self.extra_env = instances, store, metrics, extra_env or {}
+        self.room_cpus = room_cpus  # the room instances run only on these CPUs (None: anywhere)
         self.dir = Path(tempfile.mkdtemp(prefix="bench-scaleout-"))
         self.broker = Tansu()
         self.pg = None
@@ -69,7 +70,7 @@ class Fleet:
                 self.metrics_ports[f"room{i}"] = _proc.free_port()
                 inst["HAND_ROOM_METRICS_PORT"] = str(self.metrics_ports[f"room{i}"])
             self.rooms.append(Service(f"room{i}", [sys.executable, "-m", "hand_room"], {**env, **inst},
-                                      self.dir, r"room service listening on (\S+)"))
+                                      self.dir, r"room service listening on (\S+)", cpus=self.room_cpus))
         await asyncio.gather(*(s.ready() for s in self.rooms))
         await asyncio.sleep(settle_s)  # the group settles: every instance holds its partitions
 

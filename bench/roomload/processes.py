@@ -23,6 +23,16 @@ def _die_with_parent() -> None:
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
 
 
+def _child_setup(cpus: frozenset[int] | None):
+    """The child's set-up before ``exec``: die with the bench, and run only on ``cpus`` (if
+    given) — set before any thread exists, so every thread of the service inherits it."""
+    def setup() -> None:
+        _die_with_parent()
+        if cpus:
+            os.sched_setaffinity(0, cpus)
+    return setup
+
+
 _CHILDREN: list[subprocess.Popen] = []
 
 
@@ -39,12 +49,12 @@ class Service:
     """``python -m MODULE`` with its stdout and stderr in files; ready when ``pattern`` shows up."""
 
     def __init__(self, name: str, argv: list[str], env: dict[str, str], logdir: Path, pattern: str = "",
-                 target: str = "") -> None:
+                 target: str = "", cpus: frozenset[int] | None = None) -> None:
         self.name, self.pattern = name, re.compile(pattern) if pattern else None
         self.out_path, self.err_path = logdir / f"{name}.out", logdir / f"{name}.log"
         with open(self.out_path, "wb") as out, open(self.err_path, "wb") as err:
             self.proc = subprocess.Popen(argv, env=env, stdin=subprocess.DEVNULL, stdout=out, stderr=err,
-                                         preexec_fn=_die_with_parent)
+                                         preexec_fn=_child_setup(cpus))
         _CHILDREN.append(self.proc)
         self.target = target  # known up front, or read from the output with ``pattern``
 
