@@ -76,7 +76,7 @@ GRPC_WORKERS = EnvVar(
     integer(1, 256),
 )
 GRPC_MAX_PENDING_CALLS = EnvVar(
-    "HAND_GRPC_MAX_PENDING_CALLS", "100",
+    "HAND_GRPC_MAX_PENDING_CALLS", "25",
     "calls a gRPC server's runtime holds before the service takes them (its backlog); past it "
     "a growing share of new calls, all of them at 3x, is refused at once CANCELLED before any "
     "of the service's code runs, so that overload is shed instead of queued (0: grpcio's "

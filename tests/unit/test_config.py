@@ -59,7 +59,7 @@ def test_values_from_the_environment_are_used() -> None:
         }
     )
     assert config.server == GrpcServerConfig(
-        host="0.0.0.0", port=0, max_message_bytes=4096, workers=8, max_pending_calls=100, max_in_flight=0,
+        host="0.0.0.0", port=0, max_message_bytes=4096, workers=8, max_pending_calls=25, max_in_flight=0,
         shutdown_grace_s=2.5
     )
     assert config.log == LogConfig(format="json", level="debug")
