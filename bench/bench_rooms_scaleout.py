@@ -31,64 +31,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from roomload.fleet import PARTITIONS, Fleet  # noqa: E402
+from roomload.loadprocs import Clients  # noqa: E402
 from roomload.measure import cpu_s, progress  # noqa: E402
 from roomload.scaleout_report import aggregate, markdown  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-
-
-class Clients:
-    """K load processes (``python -m roomload.loadproc``), each with its share of the rooms."""
-
-    def __init__(self, k: int, rooms: int, seeds: list[str], a: argparse.Namespace, workdir: Path) -> None:
-        self.cfgs = [{"seeds": seeds, "rooms": list(range(i, rooms, k)), "pace": a.pace, "warmup": a.warmup,
-                      "window": a.window, "timeout": a.act_timeout, "seed": i, "out": str(workdir / f"client{i}.json"),
-                      "create_concurrency": a.create_concurrency, "use_owner": not a.ignore_owner}
-                     for i in range(k)]
-        self.workdir = workdir
-        self.procs: list[asyncio.subprocess.Process] = []
-
-    async def start(self) -> list[int]:
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "bench"), str(ROOT / "services"),
-                                                            str(ROOT / "gen")])}
-        for i, cfg in enumerate(self.cfgs):
-            path = self.workdir / f"client{i}.cfg.json"
-            path.write_text(json.dumps(cfg))
-            with open(self.workdir / f"client{i}.log", "wb") as err:  # the child keeps its own copy
-                self.procs.append(await asyncio.create_subprocess_exec(
-                    sys.executable, "-m", "roomload.loadproc", str(path), env=env, stdin=asyncio.subprocess.PIPE,
-                    stdout=asyncio.subprocess.PIPE, stderr=err))
-        ready = []
-        for p in self.procs:
-            line = (await asyncio.wait_for(p.stdout.readline(), 600)).decode()
-            if not line.startswith("ready"):
-                raise RuntimeError(f"client process failed: {line!r}; see {self.workdir}/client*.log")
-            ready.append(int(line.split()[1]))
-        return ready
-
-    def go(self, epoch: float) -> None:
-        for p in self.procs:
-            p.stdin.write(f"go {epoch}\n".encode())
-
-    async def results(self, timeout: float) -> list[dict]:
-        out = []
-        for p, cfg in zip(self.procs, self.cfgs):
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(p.stdout.readline(), timeout)
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(p.wait(), 10)
-            if p.returncode is None:
-                p.kill()
-                await p.wait()
-            path = Path(cfg["out"])
-            out.append(json.loads(path.read_text()) if path.exists() else {"failed": True})
-        return out
-
-    def kill(self) -> None:
-        for p in self.procs:
-            if p.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    p.kill()
 
 
 def _cpu(pids: dict[str, int]) -> dict[str, float]:
@@ -107,7 +54,9 @@ async def run_level(n: int, rooms: int, a: argparse.Namespace, phase: str) -> di
     try:
         await fleet.start(a.settle)
         progress(f"  {n} instance(s) up in {time.perf_counter() - t_start:.1f} s (settle {a.settle} s)")
-        clients = Clients(a.clients, rooms, fleet.targets, a, fleet.dir)
+        clients = Clients(a.clients, rooms, fleet.targets, fleet.dir, pace=a.pace, warmup=a.warmup,
+                          window=a.window, timeout=a.act_timeout, create_concurrency=a.create_concurrency,
+                          use_owner=not a.ignore_owner)
         ready = await clients.start()
         setup_s = time.perf_counter() - t_start
         progress(f"  {sum(ready)} rooms ready, both seats watching, at {setup_s:.1f} s")

@@ -107,6 +107,8 @@ class Sample:
     t0: float  # perf_counter at the start of the Act call
     act: float  # Act RPC seconds
     seen: float  # seconds from t0 until the move's last seq reached the other seat's stream
+    first: float | None = None  # perf_counter at the start of the move's first try (retries before t0)
+    room: str = ""
 
 
 class Tally:

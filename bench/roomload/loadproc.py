@@ -3,7 +3,7 @@
     python -m roomload.loadproc CONFIG.json      (PYTHONPATH=bench)
 
 CONFIG: {"seeds": [host:port, ...], "rooms": [i, ...], "pace": 2.0, "warmup": 5, "window": 10,
-"timeout": 30, "out": RESULT.json, "use_owner": true}. The process creates its rooms (host and joiner each on a
+"timeout": 30, "out": RESULT.json, "use_owner": true, "steps": false}. The process creates its rooms (host and joiner each on a
 random instance), opens both seats' Watch streams, prints ``ready N``, waits for ``go EPOCH``
 on stdin, plays every room at ``pace`` from EPOCH (wall clock, shared by every process)
 for warmup + window seconds, writes RESULT.json (the window's samples and counts) and
@@ -99,6 +99,9 @@ async def main(cfg: dict) -> None:
         "errors_total": dict(counts.errors), "unfinished_steps": len(late), "finished": counts.finished,
         "details": counts.details, "redirects": dict(counts.redirects),  # whole run: most are at setup
     }
+    if cfg.get("steps"):  # every accepted move of the run: [first try, accepted, room], seconds from go
+        result["steps"] = [[round(s.first - t_go, 4), round(s.t0 + s.act - t_go, 4), s.room]
+                           for s in counts.samples if s.first is not None]
     for r in rooms:
         for s in r.seats:
             await s.close()

@@ -6,7 +6,11 @@ the owner with ``hand-redirected: 1``, use the owner for the room's later
 calls), retries ``ERROR_CODE_OVERLOADED`` after ``retry_after_ms`` with the
 same action id, and a call the server's gRPC runtime dropped from its backlog
 (``CANCELLED`` that this client did not cancel) after a back-off that grows
-with each try (docs/clients.md, "Overload"). Refusals are counted by code (``GRPC_CODE/ERROR_CODE``).
+with each try (docs/clients.md, "Overload"). When the owner cannot be reached (``UNAVAILABLE``
+without a ``RuleError``: it died) the call goes, marked, to the instance the seat started
+from — another one if that is the one down — and the dead owner is set aside for 30 s
+(docs/clients.md, "Fall back"); a Watch stream that ends is resumed from the last seq + 1.
+Refusals are counted by code (``GRPC_CODE/ERROR_CODE``).
 Against a server without owners (``RoomInfo.owner`` empty, no redirects) it
 behaves as the plain client: every call stays on the seat's instance.
 """
@@ -31,6 +35,7 @@ from hand.v1 import room_service_pb2_grpc as pb_grpc
 from .clients import PLAYING, Sample, backoff, moves, retry_overloaded
 
 REDIRECTED = (("hand-redirected", "1"),)
+SET_ASIDE_S = 30.0  # an owner that did not answer is not tried again for this long
 
 
 def rule_error(exc: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
@@ -55,6 +60,21 @@ class Endpoints:
         self.seeds = seeds
         self._stubs: dict[str, pb_grpc.RoomServiceStub] = {}
         self._channels: list[grpc.aio.Channel] = []
+        self._aside: dict[str, float] = {}  # address -> until when it is not tried
+
+    def set_aside(self, address: str) -> None:
+        self._aside[address] = time.monotonic() + SET_ASIDE_S
+
+    def usable(self, address: str) -> bool:
+        return self._aside.get(address, 0.0) <= time.monotonic()
+
+    def fallback(self, start: str) -> str:
+        """Where a call goes when its owner does not answer: the instance the seat started
+        from, or (that one set aside too) another seed, as an L4 balancer would pick."""
+        if self.usable(start):
+            return start
+        live = [a for a in self.seeds if self.usable(a)]
+        return random.choice(live or self.seeds)
 
     def stub(self, address: str) -> pb_grpc.RoomServiceStub:
         stub = self._stubs.get(address)
@@ -98,6 +118,7 @@ class Seat:
     def __init__(self, eps: Endpoints, counts: Counts, room_id: str, token: str, seat: int, address: str) -> None:
         self.eps, self.counts = eps, counts
         self.room_id, self.token, self.seat, self.address = room_id, token, seat, address
+        self.start = address  # the instance this seat started from: its fallback
         self.applied, self.view, self.status = -1, None, 0
         self.arrivals: dict[int, float] = {}
         self._want, self._fut = -1, None
@@ -106,8 +127,17 @@ class Seat:
         self._closing = False
 
     def follow(self, room: room_pb2.RoomInfo) -> None:
-        if room.owner.address and self.use_owner:
+        if room.owner.address and self.use_owner and self.eps.usable(room.owner.address):
             self.address = room.owner.address
+
+    def _unreachable(self, exc: grpc.aio.AioRpcError, code: str) -> bool:
+        """The owner did not answer at all: set it aside, the next try goes to the fallback."""
+        if exc.code() != grpc.StatusCode.UNAVAILABLE or code:
+            return False
+        self.eps.set_aside(self.address)
+        self.address = self.eps.fallback(self.start)
+        self.counts.redirects["fallback"] += 1
+        return True
 
     def open(self, from_seq: int) -> None:
         self._task = asyncio.create_task(self._run(from_seq))
@@ -115,7 +145,7 @@ class Seat:
     async def _run(self, from_seq: int) -> None:
         marked: tuple = ()
         error = ""
-        dropped = 0
+        dropped = fell = 0
         try:
             while True:
                 self._call = self.eps.stub(self.address).Watch(
@@ -124,7 +154,13 @@ class Seat:
                 try:
                     async for msg in self._call:
                         self._on(msg)
-                    return
+                        dropped = fell = 0
+                        marked = ()
+                    if self._closing or dropped > 20 or self.status not in (0, PLAYING):
+                        return
+                    dropped += 1  # the server ended it (ownership moved): resume at the owner
+                    await asyncio.sleep(backoff(dropped))
+                    continue
                 except grpc.aio.AioRpcError as exc:
                     if exc.code() == grpc.StatusCode.CANCELLED and self._closing:
                         return
@@ -138,6 +174,17 @@ class Seat:
                         self.counts.redirects["Watch"] += 1
                         self.address, marked = params["owner_address"], REDIRECTED
                         continue
+                    if code == "ROOM_UNAVAILABLE" and dropped < 20:  # ownership moving
+                        marked = REDIRECTED
+                        await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
+                        dropped += 1
+                        continue
+                    if self._unreachable(exc, code) and fell < 20:
+                        marked = REDIRECTED  # at once to the fallback; one that does not answer: back off
+                        if fell:
+                            await asyncio.sleep(backoff(fell - 1))
+                        fell += 1
+                        continue
                     error = f"watch {exc.code().name}/{code or '-'}"
                     self.counts.errors[error] += 1
                     return
@@ -150,8 +197,11 @@ class Seat:
     def _on(self, msg: Any) -> None:
         now = time.perf_counter()
         if msg.HasField("event"):
-            self.arrivals[msg.event.seq] = now
-            self.applied = msg.event.seq
+            seq = msg.event.seq
+            if seq != self.applied + 1 and self.applied >= 0:  # every event once, in order
+                self.counts.errors["stream gap" if seq > self.applied + 1 else "stream duplicate"] += 1
+            self.arrivals[seq] = now
+            self.applied = seq
         else:
             self.applied = msg.snapshot.next_seq - 1
         if msg.HasField("view"):
@@ -173,20 +223,21 @@ class Seat:
         finally:
             self._fut = None
 
-    async def act(self, action: Any, stop_at: float, timeout: float) -> tuple[Any, float] | None:
-        """The accepted Act's response and its start, following a redirect and retrying an
-        overload with the same action id; None if refused otherwise (counted)."""
+    async def act(self, action: Any, stop_at: float, timeout: float) -> tuple[Any, float, float] | None:
+        """The accepted Act's response, the start of its accepted try and of its first,
+        following a redirect or a fallback and retrying an overload with the same action id;
+        None if refused otherwise (counted)."""
         req = pb.ActRequest(room_id=self.room_id, seat_token=self.token, action_id=uuid.uuid4().hex,
                             action=action)
         marked: tuple = ()
-        dropped = 0
-        t0 = time.perf_counter()
+        dropped = fell = 0  # tries dropped from a backlog; owners / fallbacks that did not answer
+        t0 = first = time.perf_counter()
         while True:
             address = self.address
             try:
                 resp = await self.eps.stub(address).Act(req, timeout=timeout, metadata=marked)
                 self.counts.acts_at[address] += 1
-                return resp, t0
+                return resp, t0, first
             except grpc.aio.AioRpcError as exc:
                 code, params = self.counts.refused(exc)
                 if code == "ROOM_MOVED" and not marked and params.get("owner_address"):
@@ -200,6 +251,18 @@ class Seat:
                 if exc.code() == grpc.StatusCode.CANCELLED and time.perf_counter() < stop_at:
                     await asyncio.sleep(backoff(dropped))  # dropped from the server's backlog
                     dropped += 1
+                    t0 = time.perf_counter()
+                    continue
+                if code == "ROOM_UNAVAILABLE" and time.perf_counter() < stop_at:  # ownership moving
+                    marked = REDIRECTED
+                    await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
+                    t0 = time.perf_counter()
+                    continue
+                if self._unreachable(exc, code) and time.perf_counter() < stop_at:
+                    marked = REDIRECTED  # the fallback forwards it, ownership moving or not
+                    if fell:  # at once to the fallback; a fallback that does not answer either: back off
+                        await asyncio.sleep(backoff(fell - 1))
+                    fell += 1
                     t0 = time.perf_counter()
                     continue
                 if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
@@ -241,11 +304,12 @@ class Room:
                 done = await me.act(action, stop_at, timeout)
                 if done is None:
                     continue
-                resp, t0 = done
+                resp, t0, first = done
                 t1 = time.perf_counter()
                 await other.wait(resp.last_seq, timeout)
                 await me.wait(resp.last_seq, timeout)
-                counts.samples.append(Sample(t0, t1 - t0, other.arrivals.get(resp.last_seq, t1) - t0))
+                counts.samples.append(Sample(t0, t1 - t0, other.arrivals.get(resp.last_seq, t1) - t0, first,
+                                             self.room_id))
                 return True
             counts.errors["no legal move"] += 1
         except (TimeoutError, ConnectionError) as exc:

@@ -23,8 +23,12 @@ pytestmark = pytest.mark.timeout(120)
 async def test_a_slow_store_past_capacity_refuses_the_excess_at_once_and_keeps_what_it_accepted(
         broker, tmp_path: Path, unique: str) -> None:
     await make_topics(broker, topics_for(unique), partitions=4)
+    # the command queue's bounds are under test: the gRPC runtime's backlog (25 by default, which
+    # drops part of a burst of 60 CANCELLED before the service sees it: test_server_overload.py)
+    # is set to grpcio's 1,000 so that every call reaches the queue
     server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
-                                  HAND_ROOM_MAX_QUEUE_DELAY_MS="50", HAND_ROOM_MAX_PENDING="20")
+                                  HAND_ROOM_MAX_QUEUE_DELAY_MS="50", HAND_ROOM_MAX_PENDING="20",
+                                  HAND_GRPC_MAX_PENDING_CALLS="0")
     await wait_for(lambda: len(server.owner.owned) == 4, 30)
     real, written = server.store.append_batch, set()
     shed_before = REGISTRY.get_sample_value("hand_room_overload_refusals_total", {"reason": "queue"}) or 0.0
