@@ -66,6 +66,7 @@ def _summary(results: list[dict], kill_at: float, window_end: float) -> dict:
         "accepted_per_s": {t: per_s.get(t, 0) for t in range(-3, int(window_end - kill_at) + 1)},
         "errors": dict(sums["errors_total"]), "redirects": dict(sums["redirects"]),
         "refusals": dict(sums["refusals"]), "slow_moves": slow[:50],  # [first try, accepted], s after the kill
+        "details": {k: v for r in results for k, v in r.get("details", {}).items()},  # a message per refusal kind
         "rooms_moved_before": len(moved_before), "rooms_stalled": len(moved_before - moved_after),
     }
 

@@ -6,6 +6,9 @@
 - ``stack``: Tansu + rules service + room service, each its own process;
 - ``baselines``: bare Kafka and gRPC round trips;
 - ``clients``: scripted rooms: seats with their Watch streams, timing samples;
+- ``owners``: the same, reaching each room's owner (redirects, fallback, overload retries);
+- ``loadprocs`` / ``loadproc``: the client load as separate processes / one of them;
+- ``fleet``: Tansu, a store and N room instances as processes (the scale-out benches);
 - ``profiling``: py-spy or cProfile samples of the room service, summarized.
 """
 

@@ -68,13 +68,13 @@ class Endpoints:
     def usable(self, address: str) -> bool:
         return self._aside.get(address, 0.0) <= time.monotonic()
 
-    def fallback(self, start: str) -> str:
-        """Where a call goes when its owner does not answer: the instance the seat started
-        from, or (that one set aside too) another seed, as an L4 balancer would pick."""
-        if self.usable(start):
+    def fallback(self, start: str, failed: str) -> str:
+        """Where a call goes when its owner (``failed``) does not answer: the instance the
+        seat started from, or (that one set aside too) another seed, as an L4 balancer would."""
+        if start != failed and self.usable(start):
             return start
-        live = [a for a in self.seeds if self.usable(a)]
-        return random.choice(live or self.seeds)
+        live = [a for a in self.seeds if a != failed and self.usable(a)]
+        return random.choice(live or [a for a in self.seeds if a != failed] or self.seeds)
 
     def stub(self, address: str) -> pb_grpc.RoomServiceStub:
         stub = self._stubs.get(address)
@@ -130,12 +130,16 @@ class Seat:
         if room.owner.address and self.use_owner and self.eps.usable(room.owner.address):
             self.address = room.owner.address
 
-    def _unreachable(self, exc: grpc.aio.AioRpcError, code: str) -> bool:
-        """The owner did not answer at all: set it aside, the next try goes to the fallback."""
+    def _owner_or_fallback(self, owner: str) -> str:
+        """A redirect's owner, unless it was set aside (it did not answer): then the fallback."""
+        return owner if self.eps.usable(owner) else self.eps.fallback(self.start, owner)
+
+    def _unreachable(self, exc: grpc.aio.AioRpcError, code: str, address: str) -> bool:
+        """``address`` did not answer at all: set it aside, the next try goes to the fallback."""
         if exc.code() != grpc.StatusCode.UNAVAILABLE or code:
             return False
-        self.eps.set_aside(self.address)
-        self.address = self.eps.fallback(self.start)
+        self.eps.set_aside(address)
+        self.address = self.eps.fallback(self.start, address)
         self.counts.redirects["fallback"] += 1
         return True
 
@@ -148,7 +152,8 @@ class Seat:
         dropped = fell = 0
         try:
             while True:
-                self._call = self.eps.stub(self.address).Watch(
+                address = self.address
+                self._call = self.eps.stub(address).Watch(
                     pb.WatchRequest(room_id=self.room_id, seat_token=self.token,
                                     from_seq=max(from_seq, self.applied + 1)), metadata=marked)
                 try:
@@ -172,14 +177,14 @@ class Seat:
                         continue
                     if code == "ROOM_MOVED" and not marked and params.get("owner_address"):
                         self.counts.redirects["Watch"] += 1
-                        self.address, marked = params["owner_address"], REDIRECTED
+                        self.address, marked = self._owner_or_fallback(params["owner_address"]), REDIRECTED
                         continue
                     if code == "ROOM_UNAVAILABLE" and dropped < 20:  # ownership moving
                         marked = REDIRECTED
                         await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
                         dropped += 1
                         continue
-                    if self._unreachable(exc, code) and fell < 20:
+                    if self._unreachable(exc, code, address) and fell < 20:
                         marked = REDIRECTED  # at once to the fallback; one that does not answer: back off
                         if fell:
                             await asyncio.sleep(backoff(fell - 1))
@@ -242,7 +247,7 @@ class Seat:
                 code, params = self.counts.refused(exc)
                 if code == "ROOM_MOVED" and not marked and params.get("owner_address"):
                     self.counts.redirects["Act"] += 1
-                    self.address, marked = params["owner_address"], REDIRECTED
+                    self.address, marked = self._owner_or_fallback(params["owner_address"]), REDIRECTED
                     continue
                 if code == "OVERLOADED" and time.perf_counter() < stop_at:
                     await asyncio.sleep(int(params.get("retry_after_ms", "100") or 100) / 1000)
@@ -258,7 +263,7 @@ class Seat:
                     await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
                     t0 = time.perf_counter()
                     continue
-                if self._unreachable(exc, code) and time.perf_counter() < stop_at:
+                if self._unreachable(exc, code, address) and time.perf_counter() < stop_at:
                     marked = REDIRECTED  # the fallback forwards it, ownership moving or not
                     if fell:  # at once to the fallback; a fallback that does not answer either: back off
                         await asyncio.sleep(backoff(fell - 1))
