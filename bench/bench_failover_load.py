@@ -12,7 +12,7 @@ backlog setting (``HAND_GRPC_MAX_PENDING_CALLS``, every setting a fresh fleet, s
 - every accepted move seen on both seats' streams, once and in order (``stream gap`` /
   ``stream duplicate`` / ``not seen`` errors otherwise), refusals by code, fallbacks.
 
-    .venv/bin/python bench/bench_failover_load.py [--instances 2] [--rooms 300]
+    .venv/bin/python bench/bench_failover_load.py [--instances 2] [--rooms 600]
         [--backlogs 100 25] [--kill-at 5] [--window 15] [--json PATH] [--quick]
 
 (``--quick``: 2 instances, 20 rooms, the default backlog only, 8 s: a smoke run.)
@@ -131,7 +131,7 @@ async def main(a: argparse.Namespace) -> dict:
 def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--instances", type=int, default=2)
-    p.add_argument("--rooms", type=int, default=300)
+    p.add_argument("--rooms", type=int, default=600)
     p.add_argument("--backlogs", type=int, nargs="+", default=[100, DEFAULT_BACKLOG],
                    help="HAND_GRPC_MAX_PENDING_CALLS of each run (100: the default before 2026-12-06)")
     p.add_argument("--kill-at", type=float, default=5.0, help="seconds after go")
@@ -150,4 +150,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
 
 
 if __name__ == "__main__":
+    from hand_common.config import LogConfig
+    from hand_common.logging import configure_logging
+
+    configure_logging(LogConfig(format="console", level="warning"), stream=sys.stderr)  # stdout: the table
     asyncio.run(main(parse()))
