@@ -1,5 +1,8 @@
 """Fail-over under load: an owner killed (SIGKILL) while N instances serve rooms at human pace.
 
+``--event join``: an instance added instead (a scale-out while rooms play: the group
+rebalances and the newcomer takes its share of the rooms), the same figures.
+
 bench_failover.py times one room's fail-over; this one kills a room instance while it and
 the others serve R rooms (2 seats, one move per room every 2 s, client load in separate
 processes that follow the owner and fall back as docs/clients.md asks) and reports, per
@@ -83,10 +86,16 @@ async def run_one(backlog: int, a: argparse.Namespace) -> dict:
         go = time.time() + 0.5
         clients.go(go)
         await asyncio.sleep(max(0.0, go + a.kill_at - time.time()))
-        victim = fleet.rooms[0]
-        victim.proc.kill()  # SIGKILL: no goodbye to the group, the store or the clients
-        killed = time.time() - go
-        progress(f"  killed {victim.name} at {killed:.2f} s (go at {go:.3f}; logs in {fleet.dir})")
+        if a.event == "kill":
+            victim = fleet.rooms[0]
+            victim.proc.kill()  # SIGKILL: no goodbye to the group, the store or the clients
+            killed = time.time() - go
+            progress(f"  killed {victim.name} at {killed:.2f} s (go at {go:.3f}; logs in {fleet.dir})")
+        else:  # the event is the newcomer's first heartbeat in the group: from its start, to be safe
+            killed = time.time() - go
+            joined = await fleet.add()
+            progress(f"  {joined.name} started at {killed:.2f} s, serving at {time.time() - go:.2f} s "
+                     f"(logs in {fleet.dir})")
         results = await clients.results(a.window + 60)
     finally:
         if clients is not None:
@@ -104,9 +113,10 @@ async def run_one(backlog: int, a: argparse.Namespace) -> dict:
 
 
 def markdown(doc: dict) -> str:
+    what = "SIGKILL of one" if doc["config"]["event"] == "kill" else "one more instance started"
     lines = [f"Fail-over under load: {doc['config']['instances']} instances, {doc['config']['rooms']} rooms, "
-             f"SIGKILL of one at {doc['config']['kill_at']} s ({doc['cpus']} CPUs).", "",
-             "| backlog | moves hit | kill → move p50 / p99 / max s | over 3 s | accepted/s from 1 s before, by second "
+             f"{what} at {doc['config']['kill_at']} s ({doc['cpus']} CPUs).", "",
+             "| backlog | moves hit | event → move p50 / p99 / max s | over 3 s | accepted/s from 1 s before, by second "
              "| rooms stalled | errors | fallbacks |", "|---:|---:|---|---:|---|---:|---|---:|"]
     for r in doc["runs"]:
         per_s = ", ".join(str(v) for t, v in r["accepted_per_s"].items() if -1 <= int(t) <= 6)
@@ -134,7 +144,9 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--rooms", type=int, default=600)
     p.add_argument("--backlogs", type=int, nargs="+", default=[100, DEFAULT_BACKLOG],
                    help="HAND_GRPC_MAX_PENDING_CALLS of each run (100: the default before 2026-12-06)")
-    p.add_argument("--kill-at", type=float, default=5.0, help="seconds after go")
+    p.add_argument("--kill-at", type=float, default=5.0, help="seconds after go (the event's time)")
+    p.add_argument("--event", choices=["kill", "join"], default="kill",
+                   help="kill: SIGKILL instance 0; join: start one more instance")
     p.add_argument("--window", type=float, default=15.0, help="seconds of play in all")
     p.add_argument("--pace", type=float, default=2.0)
     p.add_argument("--clients", type=int, default=2)

@@ -63,16 +63,29 @@ class Fleet:
                "HAND_KAFKA_PARTITIONS": str(PARTITIONS), "HAND_EVENTSTORE_URL": self._store_url(),
                "HAND_ROOM_GROUP": f"so-{uuid.uuid4().hex[:8]}", "HAND_ROOM_HOST": "127.0.0.1",
                **self.extra_env}
-        for i in range(self.n):
-            port = _proc.free_port()
-            inst = {"HAND_ROOM_PORT": str(port), "HAND_ROOM_ADVERTISED_ADDRESS": f"127.0.0.1:{port}"}
-            if self.metrics:
-                self.metrics_ports[f"room{i}"] = _proc.free_port()
-                inst["HAND_ROOM_METRICS_PORT"] = str(self.metrics_ports[f"room{i}"])
-            self.rooms.append(Service(f"room{i}", [sys.executable, "-m", "hand_room"], {**env, **inst},
-                                      self.dir, r"room service listening on (\S+)", cpus=self.room_cpus))
+        self._env = env
+        for _ in range(self.n):
+            self._spawn()
         await asyncio.gather(*(s.ready() for s in self.rooms))
         await asyncio.sleep(settle_s)  # the group settles: every instance holds its partitions
+
+    def _spawn(self) -> Service:
+        i = len(self.rooms)
+        port = _proc.free_port()
+        inst = {"HAND_ROOM_PORT": str(port), "HAND_ROOM_ADVERTISED_ADDRESS": f"127.0.0.1:{port}"}
+        if self.metrics:
+            self.metrics_ports[f"room{i}"] = _proc.free_port()
+            inst["HAND_ROOM_METRICS_PORT"] = str(self.metrics_ports[f"room{i}"])
+        service = Service(f"room{i}", [sys.executable, "-m", "hand_room"], {**self._env, **inst},
+                          self.dir, r"room service listening on (\S+)", cpus=self.room_cpus)
+        self.rooms.append(service)
+        return service
+
+    async def add(self) -> Service:
+        """One more instance in the same group (a scale-out while rooms play), once it serves."""
+        service = self._spawn()
+        await service.ready()
+        return service
 
     @property
     def targets(self) -> list[str]:

@@ -186,6 +186,11 @@ class RoomOwner:
             self._replace_owned = False
             if self.owned - parts:
                 self._revoke(self.owned - parts)
+        gained = parts - self.owned
+        if gained:  # a copy cached while another instance owned the room (a Watch's, a GetRoom's) may be
+            # behind: the command path would decide on it from the moment the room is owned here
+            # (refused MATCH_NOT_STARTED / NOT_YOUR_TURN on a rebalance under load) — the store's it is
+            self.repo.forget_where(lambda room_id: partition_of(room_id, self.partitions) in gained)
         self.owned |= parts
         self.in_group = True
         self.version += 1

@@ -1,0 +1,98 @@
+"""An instance that gains a room's partition decides on the room as stored, never on a copy
+it cached while another instance owned the room.
+
+Found by ``bench/bench_failover_load.py --event join`` (a third instance added while 600
+rooms played): for the ~1 s an instance spent loading the rooms of its new partitions,
+its command path decided on copies cached earlier (a seat's call served there, a Watch,
+a GetRoom) that were many moves behind, and refused valid moves ``MATCH_NOT_STARTED`` /
+``NOT_YOUR_TURN`` (50–133 per run; 18–20 rooms stopped). Two instances on the in-memory
+broker; b's loading of its new partition is held open while a seat acts through b.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import grpc
+import pytest
+
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_sim.rooms import memory_rooms
+from hand_room.partitions import partition_of
+
+from .room_support import Watcher, seq_of, started_room, wait_for
+
+pytestmark = pytest.mark.timeout(120)
+PARTITIONS = 8
+
+
+async def _move(players, watcher: Watcher, via: pb_grpc.RoomServiceStub | None = None) -> int:
+    """The seat to move plays its first candidate move that is accepted (through ``via`` if
+    given); the accepted move's last seq."""
+    await wait_for(lambda: watcher.latest is not None and watcher.latest.HasField("view"))
+    view = watcher.latest.view
+    player = next(p for p in players if p.seat == view.turn.seat)
+    stub, player.stub = player.stub, via or player.stub
+    refused = []
+    try:
+        for action in player.plan(view) + player.choose(view):
+            try:
+                return (await player.act(action)).last_seq
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.FAILED_PRECONDITION:
+                    raise
+                refused.append(exc.details())
+        raise AssertionError(f"every candidate move refused: {refused}")
+    finally:
+        player.stub = stub
+
+
+async def test_a_gained_room_is_decided_as_stored_not_as_cached_before(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
+        a, b = rooms.servers
+        channels = [grpc.aio.insecure_channel(s.target) for s in (a, b)]
+        stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
+        watcher = None
+        real_active = b.owner.index.active
+        try:
+            room_id, players = await started_room(stub_a)
+            part = partition_of(room_id, PARTITIONS)
+            assert part in a.owner.owned and part not in b.owner.owned
+            watcher = Watcher(stub_a, room_id, players[0].token)
+            await wait_for(lambda: watcher.latest is not None and watcher.latest.HasField("view"))
+
+            # b caches the room as it is now (as a seat's call, a Watch or a GetRoom served by b does)
+            early = await b.owner.repo.get(room_id)
+            assert early is not None and b.owner.repo.cached(room_id) is not None
+            for _ in range(3):  # the match goes on at a: b's copy falls behind
+                last = await _move(players, watcher)
+                await wait_for(lambda: seq_of(watcher.latest) >= last)
+            assert b.owner.repo.cached(room_id).seq < last + 1
+
+            # b gains the room's partition; its loading of the partition's rooms is held open
+            loading, release = asyncio.Event(), asyncio.Event()
+
+            async def held_active():
+                loading.set()
+                await release.wait()
+                return await real_active()
+
+            b.owner.index.active = held_active
+            assign = asyncio.create_task(b.owner._assign({part}))
+            await asyncio.wait_for(loading.wait(), 10)
+            assert b.owner.owns(room_id)
+
+            # a seat's move through b now: decided by b on the room as stored
+            seq = await _move(players, watcher, via=stub_b)
+            assert seq > last  # accepted, after a's moves
+
+            release.set()
+            await assign
+        finally:
+            b.owner.index.active = real_active
+            if watcher is not None:
+                await watcher.close()
+            for c in channels:
+                await c.close()
