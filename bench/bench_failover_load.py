@@ -1,8 +1,5 @@
 """Fail-over under load: an owner killed (SIGKILL) while N instances serve rooms at human pace.
 
-``--event join``: an instance added instead (a scale-out while rooms play: the group
-rebalances and the newcomer takes its share of the rooms), the same figures.
-
 bench_failover.py times one room's fail-over; this one kills a room instance while it and
 the others serve R rooms (2 seats, one move per room every 2 s, client load in separate
 processes that follow the owner and fall back as docs/clients.md asks) and reports, per
@@ -15,8 +12,13 @@ backlog setting (``HAND_GRPC_MAX_PENDING_CALLS``, every setting a fresh fleet, s
 - every accepted move seen on both seats' streams, once and in order (``stream gap`` /
   ``stream duplicate`` / ``not seen`` errors otherwise), refusals by code, fallbacks.
 
+``--event join``: an instance added instead (a scale-out while rooms play: the group
+rebalances and the newcomer takes its share of the rooms); ``--event stop``: instance 0
+stopped with SIGTERM (a scale-in or a rolling deploy: it drains and leaves the group);
+the same figures.
+
     .venv/bin/python bench/bench_failover_load.py [--instances 2] [--rooms 600]
-        [--backlogs 100 25] [--kill-at 5] [--window 15] [--json PATH] [--quick]
+        [--backlogs 100 25] [--event kill|stop|join] [--kill-at 5] [--window 15] [--json PATH] [--quick]
 
 (``--quick``: 2 instances, 20 rooms, the default backlog only, 8 s: a smoke run.)
 """
@@ -86,11 +88,14 @@ async def run_one(backlog: int, a: argparse.Namespace) -> dict:
         go = time.time() + 0.5
         clients.go(go)
         await asyncio.sleep(max(0.0, go + a.kill_at - time.time()))
-        if a.event == "kill":
+        if a.event in ("kill", "stop"):
             victim = fleet.rooms[0]
-            victim.proc.kill()  # SIGKILL: no goodbye to the group, the store or the clients
+            if a.event == "kill":
+                victim.proc.kill()  # SIGKILL: no goodbye to the group, the store or the clients
+            else:
+                victim.proc.terminate()  # SIGTERM: the instance's own shutdown (drain, leave the group)
             killed = time.time() - go
-            progress(f"  killed {victim.name} at {killed:.2f} s (go at {go:.3f}; logs in {fleet.dir})")
+            progress(f"  {a.event} {victim.name} at {killed:.2f} s (go at {go:.3f}; logs in {fleet.dir})")
         else:  # the event is the newcomer's first heartbeat in the group: from its start, to be safe
             killed = time.time() - go
             joined = await fleet.add()
@@ -113,7 +118,8 @@ async def run_one(backlog: int, a: argparse.Namespace) -> dict:
 
 
 def markdown(doc: dict) -> str:
-    what = "SIGKILL of one" if doc["config"]["event"] == "kill" else "one more instance started"
+    what = {"kill": "SIGKILL of one", "stop": "SIGTERM of one", "join": "one more instance started"}[
+        doc["config"]["event"]]
     lines = [f"Fail-over under load: {doc['config']['instances']} instances, {doc['config']['rooms']} rooms, "
              f"{what} at {doc['config']['kill_at']} s ({doc['cpus']} CPUs).", "",
              "| backlog | moves hit | event → move p50 / p99 / max s | over 3 s | accepted/s from 1 s before, by second "
@@ -145,8 +151,8 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--backlogs", type=int, nargs="+", default=[100, DEFAULT_BACKLOG],
                    help="HAND_GRPC_MAX_PENDING_CALLS of each run (100: the default before 2026-12-06)")
     p.add_argument("--kill-at", type=float, default=5.0, help="seconds after go (the event's time)")
-    p.add_argument("--event", choices=["kill", "join"], default="kill",
-                   help="kill: SIGKILL instance 0; join: start one more instance")
+    p.add_argument("--event", choices=["kill", "stop", "join"], default="kill",
+                   help="kill: SIGKILL instance 0; stop: SIGTERM it; join: start one more instance")
     p.add_argument("--window", type=float, default=15.0, help="seconds of play in all")
     p.add_argument("--pace", type=float, default=2.0)
     p.add_argument("--clients", type=int, default=2)
