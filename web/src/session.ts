@@ -90,7 +90,8 @@ export function follow(roomId: string, seatToken: string, onUpdate: (u: Update) 
       if (stop.signal.aborted) return;
       onOnline(false);
       streamStats.reconnects++;
-      await sleep(wait ?? pause, stop.signal);
+      // ±20 %: after an instance stops, its pages do not all come back in the same instant
+      await sleep(wait ?? pause * (0.8 + Math.random() * 0.4), stop.signal);
       pause = Math.min(pause * 2, 3000);
     }
   })();
