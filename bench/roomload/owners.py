@@ -38,6 +38,11 @@ REDIRECTED = (("hand-redirected", "1"),)
 SET_ASIDE_S = 30.0  # an owner that did not answer is not tried again for this long
 
 
+def _after_s(params: dict[str, str], default_ms: int) -> float:
+    """A refusal's ``retry_after_ms`` in seconds (``default_ms`` when it gives none)."""
+    return int(params.get("retry_after_ms") or default_ms) / 1000
+
+
 def rule_error(exc: grpc.aio.AioRpcError) -> tuple[str, dict[str, str]]:
     """``(ERROR_CODE name without prefix, params)`` of a refused call ("" when it has none)."""
     for key, value in exc.trailing_metadata() or ():
@@ -171,8 +176,7 @@ class Seat:
                         return
                     code, params = self.counts.refused(exc)
                     if exc.code() == grpc.StatusCode.CANCELLED or code == "OVERLOADED":  # reopened
-                        await asyncio.sleep(backoff(dropped) if not code else
-                                            int(params.get("retry_after_ms", "100") or 100) / 1000)
+                        await asyncio.sleep(_after_s(params, 100) if code else backoff(dropped))
                         dropped += 1
                         continue
                     if code == "ROOM_MOVED" and not marked and params.get("owner_address"):
@@ -181,7 +185,7 @@ class Seat:
                         continue
                     if code == "ROOM_UNAVAILABLE" and dropped < 20:  # ownership moving
                         marked = REDIRECTED
-                        await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
+                        await asyncio.sleep(_after_s(params, 200))
                         dropped += 1
                         continue
                     if self._unreachable(exc, code, address) and fell < 20:
@@ -250,7 +254,7 @@ class Seat:
                     self.address, marked = self._owner_or_fallback(params["owner_address"]), REDIRECTED
                     continue
                 if code == "OVERLOADED" and time.perf_counter() < stop_at:
-                    await asyncio.sleep(int(params.get("retry_after_ms", "100") or 100) / 1000)
+                    await asyncio.sleep(_after_s(params, 100))
                     t0 = time.perf_counter()  # act→seen counts from the accepted try
                     continue
                 if exc.code() == grpc.StatusCode.CANCELLED and time.perf_counter() < stop_at:
@@ -260,7 +264,7 @@ class Seat:
                     continue
                 if code == "ROOM_UNAVAILABLE" and time.perf_counter() < stop_at:  # ownership moving
                     marked = REDIRECTED
-                    await asyncio.sleep(int(params.get("retry_after_ms", "200") or 200) / 1000)
+                    await asyncio.sleep(_after_s(params, 200))
                     t0 = time.perf_counter()
                     continue
                 if self._unreachable(exc, code, address) and time.perf_counter() < stop_at:

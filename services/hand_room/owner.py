@@ -188,8 +188,8 @@ class RoomOwner:
                 self._revoke(self.owned - parts)
         gained = parts - self.owned
         if gained:  # a copy cached while another instance owned the room (a Watch's, a GetRoom's) may be
-            # behind: the command path would decide on it from the moment the room is owned here
-            # (refused MATCH_NOT_STARTED / NOT_YOUR_TURN on a rebalance under load) — the store's it is
+            # behind, and the command path decides on the cache from the moment the room is owned here
+            # (it refused valid moves on a rebalance under load): dropped, the room is read from the store
             self.repo.forget_where(lambda room_id: partition_of(room_id, self.partitions) in gained)
         self.owned |= parts
         self.in_group = True
