@@ -182,13 +182,13 @@ class Bus:
             cmd = replace(cmd, reply_to=self.instance_id)
             fut = asyncio.get_running_loop().create_future()
             self._pending[cmd.command_id] = fut
-        try:
-            await asyncio.wait_for(self._producer.send_and_wait(
-                self.t_commands, key=cmd.room_id.encode(), value=encode_command(cmd),
-                headers=kafka_trace.headers()), self.timeout)
-            if not wait:
-                return None
-            return await asyncio.wait_for(fut, self.timeout)
+        try:  # one timeout for the send and the answer together (until 2026-12-07, one each)
+            async with asyncio.timeout(self.timeout):
+                await self._producer.send_and_wait(self.t_commands, key=cmd.room_id.encode(),
+                                                   value=encode_command(cmd), headers=kafka_trace.headers())
+                if not wait:
+                    return None
+                return await fut
         except TimeoutError:
             raise RoomError(RoomCode.ROOM_UNAVAILABLE, "no answer from the room's owner", retry_after_ms=1000) from None
         except KafkaError:

@@ -86,6 +86,7 @@ class _Planned:
 
 @dataclass
 class _Batch:
+    budget: StoreBudget  # the pass's time on the store
     planned: list[_Planned] = field(default_factory=list)
     redo: dict[str, list[Command]] = field(default_factory=dict)
     # refusals decided after a keyed command of the same room in this pass: that command may
@@ -146,6 +147,7 @@ class CommandPath:
         await asyncio.sleep(0)  # let the submits of this loop iteration join
         while self._waiting:
             batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
+            received = self._enqueued[0]  # the oldest's wait counts against the store timeout
             for _ in batch:
                 self._enqueued.popleft()
             by_room: dict[str, list[Command]] = {}
@@ -154,7 +156,7 @@ class CommandPath:
             self.commands += len(batch)
             self.batches += 1
             try:
-                await self.handle(by_room)
+                await self.handle(by_room, received)
             except Exception as exc:  # never leave a caller waiting
                 log.error("local_batch_failed", error=type(exc).__name__, commands=len(batch))
                 for cmd in batch:
@@ -165,13 +167,17 @@ class CommandPath:
         await self._reply(cmd, self._refusal(cmd, exc))
 
     # ---------------------------------------------------------------- the pass
-    async def handle(self, by_room: dict[str, list[Command]]) -> None:
-        """Apply each room's commands in order; retry a room whose head moved."""
+    async def handle(self, by_room: dict[str, list[Command]], received: float | None = None) -> None:
+        """Apply each room's commands in order; retry a room whose head moved. ``received``:
+        when the oldest command arrived (now if None); the store timeout counts from then,
+        across the passes it takes (store_budget.py)."""
+        if received is None:
+            received = time.monotonic()
         for attempt in range(MAX_ATTEMPTS):
             if not by_room:
                 return
             try:
-                by_room = await self._process(by_room)
+                by_room = await self._process(by_room, received)
             except Exception as exc:  # a failed transaction: nothing was written; try room by room
                 log_failure(log, "batch_failed", exc, rooms=len(by_room))
                 if isinstance(exc, TimeoutError):  # the append may have landed: read the rooms back
@@ -182,7 +188,7 @@ class CommandPath:
                                                               "the room could not be saved", retry_after_ms=1000))
                     return
                 for room_id, cmds in by_room.items():
-                    await self.handle({room_id: cmds})
+                    await self.handle({room_id: cmds}, received)
                 return
         await self._refuse_all(by_room, RoomError(RoomCode.ROOM_UNAVAILABLE, "room is busy; retry",
                                                   retry_after_ms=200))
@@ -201,22 +207,23 @@ class CommandPath:
             else:  # forgotten after a store timeout: read it back first
                 self.timers.rearm_from_store(room_id)
 
-    async def _process(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
+    async def _process(self, by_room: dict[str, list[Command]], received: float) -> dict[str, list[Command]]:
         """One pass; returns the commands of the rooms to redo (their head moved). Passes run
         one at a time (a Kafka batch and an in-process batch never decide on the same room
         at once); commands arriving meanwhile wait for the next pass — the group commit."""
-        async with self._pass:
-            return await self._process_locked(by_room)
+        async with self._pass:  # the wait for it counts: the budget is taken after
+            return await self._process_locked(by_room, StoreBudget.since(received, self.store_timeout_s))
 
-    async def _process_locked(self, by_room: dict[str, list[Command]]) -> dict[str, list[Command]]:
-        budget = StoreBudget(self.store_timeout_s)  # cold loads and the append share it
+    async def _process_locked(self, by_room: dict[str, list[Command]], budget: StoreBudget
+                              ) -> dict[str, list[Command]]:
+        # cold loads, the action-id lookups of refused commands and the append share the budget
         # No action-id lookup before deciding: the append finds a retried id in its own
         # transaction (DuplicateAction: the first seqs are answered, nothing is written), and a
         # refused command looks its id up then (_answered_before). One store read less a pass.
         rooms = await budget.call(self._rooms(list(by_room)))
         if self.feeds is not None:
             self.feeds.behind(rooms)
-        batch = _Batch()
+        batch = _Batch(budget)
         if len(by_room) == 1:  # the common case at human pace: no task to gather
             for r, cmds in by_room.items():
                 await self._plan(r, cmds, batch, rooms[r])
@@ -306,7 +313,7 @@ class CommandPath:
                 try:
                     d = await decide(room, cmd, time.time(), self.rules)
                 except (RoomError, RuleViolation) as exc:
-                    if key is not None and await self._answered_before(cmd, key):
+                    if key is not None and await self._answered_before(cmd, key, batch.budget):
                         continue  # a retry of a move applied before: its first result was sent
                     if keyed:
                         batch.held.setdefault(room_id, []).append((cmd, exc))
@@ -334,11 +341,11 @@ class CommandPath:
                     keyed = True
                 room = d.room
 
-    async def _answered_before(self, cmd: Command, key: str) -> bool:
+    async def _answered_before(self, cmd: Command, key: str, budget: StoreBudget) -> bool:
         """A refused command whose action id was applied before (a client's retry of a move
         the room has since moved past): answer the first result instead of the refusal."""
         try:
-            seqs = await asyncio.wait_for(self.store.lookup_action(cmd.room_id, key), self.store_timeout_s)
+            seqs = await budget.call(self.store.lookup_action(cmd.room_id, key))
         except Exception as exc:
             log_failure(log, "action_lookup_failed", exc, room_id=cmd.room_id)
             return False

@@ -378,7 +378,8 @@ async def test_a_frozen_instance_holds_up_the_others_no_longer_than_the_store_ti
                     assert back[t.room_id] or t.finished(), f"room {t.room_id} stalled after the lock was freed"
                 refused = [c.took for c in during if c.code == grpc.StatusCode.UNAVAILABLE]
                 phase1 = [c for c in calls if c.at == b.target and frozen_at <= c.began < locked_at]
-                assert all(c.ok or c.took < REFUSED_WITHIN_S for c in phase1), phase1
+                slow = [c for c in phase1 if not c.ok and c.took >= REFUSED_WITHIN_S]
+                assert not slow, (slow, len(phase1))
                 first_back = min(v[0] for v in back.values() if v) - released_at
                 print(f"\nlock held: {len(refused)} Acts refused in {min(refused):.2f}-{max(refused):.2f} s; "
                       f"while a was frozen: {sum(c.ok for c in phase1)} accepted, "

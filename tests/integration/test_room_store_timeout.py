@@ -7,6 +7,7 @@ id ends with the move stored exactly once."""
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import time
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -16,6 +17,7 @@ import pytest
 
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_room.store_budget import MIN_SHARE
 
 from .room_support import a_move_ready, make_topics, name, refusal, start_instance, topics_for
 
@@ -86,6 +88,38 @@ async def test_a_hanging_store_is_refused_fast_and_the_retry_stores_the_move_onc
         assert done.first_seq == before and done.duplicate == landed
         events = await store.load(room_id)
         assert [e.seq for e in events] == list(range(len(events)))
+        assert sum(e.kind == "move_made" for e in events) == 1
+
+
+async def test_a_command_waiting_behind_a_stuck_pass_is_refused_within_the_timeout_of_its_arrival(
+        broker, tmp_path: Path, unique: str) -> None:
+    """Passes run one at a time: an Act that arrives while an earlier pass waits on a stuck
+    store waits for it, and that wait counts against its store timeout (store_budget.py).
+    Until 2026-12-07 each pass had the whole timeout, so the second Act below was refused
+    after the rest of the first pass's wait plus a whole timeout of its own (3.7 s with a
+    2 s timeout; a CI run failed on it). A real SQLite lock, held by this test's own
+    connection; once it is freed, the client's retry stores the move once."""
+    timeout_s = 2.0
+    async with a_room(broker, tmp_path, unique, timeout_s) as (server, stub, ready):
+        room_id, _, mover, _, discard, before = ready
+        holder = sqlite3.connect(tmp_path / "events.db", isolation_level=None)
+        holder.execute("BEGIN IMMEDIATE")  # every append of the instance waits for the lock
+        try:
+            first = asyncio.ensure_future(refusal(mover.act(discard, action_id="first")))
+            await asyncio.sleep(0.3)  # the first pass waits on the lock
+            started = time.monotonic()
+            code, detail = await refusal(mover.act(discard, action_id="second"))
+            took = time.monotonic() - started
+            assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
+            assert (await first)[0] == grpc.StatusCode.UNAVAILABLE
+        finally:
+            holder.execute("ROLLBACK")
+            holder.close()
+        # the timeout from its arrival, and a pass's least share of it (0.5 s): 2.5 s here
+        assert took < timeout_s * (1 + MIN_SHARE) + 0.5, took
+        done = await mover.act(discard, action_id="second")  # the client's retry, same id
+        assert done.first_seq == before and not done.duplicate
+        events = await server.store.load(room_id)
         assert sum(e.kind == "move_made" for e in events) == 1
 
 
