@@ -25,7 +25,7 @@ class Seat:
     """One seat: its token and its own Watch stream (latest view, arrival time of each seq)."""
 
     __slots__ = ("stub", "room_id", "token", "seat", "applied", "view", "status", "arrivals",
-                 "_want", "_fut", "_call", "_task", "error")
+                 "_want", "_fut", "_call", "_task", "error", "_from", "_closing", "reopened")
     last_event = [0.0]  # when any seat last received an event (to see the stack go quiet)
 
     def __init__(self, stub: pb_grpc.RoomServiceStub, room_id: str, token: str, seat: int) -> None:
@@ -39,28 +39,31 @@ class Seat:
         self._call: Any = None
         self._task: asyncio.Task | None = None
         self.error: BaseException | None = None
+        self._from = 0
+        self._closing = False
+        self.reopened = 0  # streams the server dropped from its backlog (CANCELLED), opened again
 
     def open(self, from_seq: int) -> None:
-        self._call = self.stub.Watch(pb.WatchRequest(room_id=self.room_id, seat_token=self.token,
-                                                     from_seq=from_seq))
+        self._from = from_seq
         self._task = asyncio.create_task(self._run())
 
     async def _run(self) -> None:
+        """The stream; one the server's gRPC runtime dropped (``CANCELLED`` that this client
+        did not cause: its backlog was full, docs/clients.md "Overload") is opened again from
+        the next seq after ``backoff``, as the contract asks of a client."""
         try:
-            async for msg in self._call:
-                now = time.perf_counter()
-                if msg.HasField("event"):
-                    self.arrivals[msg.event.seq] = now
-                    Seat.last_event[0] = now
-                    self.applied = msg.event.seq
-                else:  # the snapshot: the state before from_seq
-                    self.applied = msg.snapshot.next_seq - 1
-                if msg.HasField("view"):
-                    self.view = msg.view
-                self.status = msg.room.status
-                fut = self._fut
-                if fut is not None and self.applied >= self._want and not fut.done():
-                    fut.set_result(None)
+            while True:
+                self._call = self.stub.Watch(pb.WatchRequest(
+                    room_id=self.room_id, seat_token=self.token,
+                    from_seq=self._from if self.applied < 0 else self.applied + 1))
+                try:
+                    await self._stream()
+                    return
+                except grpc.aio.AioRpcError as exc:
+                    if exc.code() != grpc.StatusCode.CANCELLED or self._closing:
+                        raise
+                await asyncio.sleep(backoff(self.reopened))
+                self.reopened += 1
         except grpc.aio.AioRpcError as exc:
             if exc.code() != grpc.StatusCode.CANCELLED:
                 self.error = exc
@@ -69,6 +72,22 @@ class Seat:
         finally:
             if self._fut is not None and not self._fut.done():
                 self._fut.set_exception(ConnectionError(f"watch ended: {self.error}"))
+
+    async def _stream(self) -> None:
+        async for msg in self._call:
+            now = time.perf_counter()
+            if msg.HasField("event"):
+                self.arrivals[msg.event.seq] = now
+                Seat.last_event[0] = now
+                self.applied = msg.event.seq
+            else:  # the snapshot: the state before from_seq
+                self.applied = msg.snapshot.next_seq - 1
+            if msg.HasField("view"):
+                self.view = msg.view
+            self.status = msg.room.status
+            fut = self._fut
+            if fut is not None and self.applied >= self._want and not fut.done():
+                fut.set_result(None)
 
     async def wait(self, seq: int, timeout: float) -> None:
         """Until every event up to ``seq`` is in this seat's stream."""
@@ -83,6 +102,7 @@ class Seat:
             self._fut = None
 
     async def close(self) -> None:
+        self._closing = True
         if self._call is not None:
             self._call.cancel()
         if self._task is not None:
