@@ -32,6 +32,8 @@ from .settings import RoomConfig
 DESCRIPTOR = room_service_pb2.DESCRIPTOR.services_by_name["RoomService"]
 SERVICE_NAME = DESCRIPTOR.full_name
 log = structlog.get_logger("hand_room")
+#: the share of the shutdown grace over which a stopping instance ends its Watch streams
+DRAIN_SHARE = 0.5
 
 
 class RoomServer:
@@ -113,9 +115,19 @@ class RoomServer:
         raise RuntimeError("could not open the event store")
 
     async def stop(self, grace: float | None = None) -> None:
+        """A graceful stop hands the rooms over while it drains (docs/room-service.md,
+        "An instance stopped under load"): new calls are refused at once (health
+        NOT_SERVING); the Watch streams open here end one after another over half the
+        grace, so their clients reconnect elsewhere spread out; then the owner leaves its
+        group, and the other instances take its rooms while the last calls finish."""
+        grace = self.config.server.shutdown_grace_s if grace is None else grace
         if self._served is not None:
-            await self._served.stop(grace)
-            self._served = None
+            served, self._served = self._served, None
+            stopping = asyncio.ensure_future(served.stop(grace))
+            if self.instance is not None and grace > 0:
+                await self.instance.gateway.streams.drain(grace * DRAIN_SHARE)
+                await self.instance.owner.stop()  # leaves the group: its rooms move now
+            await stopping
         if self.instance is not None:
             await self.instance.stop()
         if isinstance(self.rules, GrpcRules):

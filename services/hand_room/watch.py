@@ -11,6 +11,7 @@ new) owner.
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -29,6 +30,7 @@ from .grpc_messages import event_message, snapshot_message
 from .router import CommandRouter
 
 log = structlog.get_logger("hand_room.gateway")
+_END = object()  # put in a stream's queue: the stream ends (a graceful stop, ``drain``)
 
 
 class WatchStreams:
@@ -36,6 +38,8 @@ class WatchStreams:
                  info: Callable[[Room, int | None], room_pb2.RoomInfo]) -> None:
         self.router, self.store, self.feeds, self.info = router, store, feeds, info
         self._open: dict[str, tuple[str, int, float]] = {}  # stream id -> (room, seat, opened at)
+        self._queues: dict[str, asyncio.Queue] = {}  # stream id -> its queue, every stream's
+        self._draining = False
 
     async def serve(self, room_id: str, seat: int | None, from_seq: int, *,
                     presence: bool) -> AsyncIterator[pb.WatchResponse]:
@@ -43,6 +47,9 @@ class WatchStreams:
         feed, queue = await self.feeds.join(room_id)
         live_from = feed.room.seq  # every queued item has a seq >= this
         stream_id = f"{self.router.ownership.me.instance_id}/{uuid.uuid4().hex[:12]}"
+        self._queues[stream_id] = queue
+        if self._draining:  # opened while this instance stops: the snapshot, then the end
+            queue.put_nowait(_END)
         audience = "seat" if seat is not None else "spectator"
         M.WATCH_STREAMS.labels(audience).inc()
         if from_seq:
@@ -62,6 +69,8 @@ class WatchStreams:
                 next_seq += 1
             while True:
                 item = await queue.get()
+                if item is _END:
+                    return
                 if item.seq < next_seq:
                     continue
                 if item.seq > next_seq:  # fell behind the feed: the store fills the gap
@@ -73,6 +82,7 @@ class WatchStreams:
                 yield item.message(seat)
                 room, next_seq = item.room, item.seq + 1
         finally:
+            self._queues.pop(stream_id, None)
             M.WATCH_STREAMS.labels(audience).dec()
             await self.feeds.leave(feed, queue)
             if self._open.pop(stream_id, None) is not None:
@@ -99,6 +109,23 @@ class WatchStreams:
             await self.router.send(Command(room_id, Presence(connected, at, stream_id), seat=seat), wait=False)
         except Exception:
             log.warning("presence_send_failed", room_id=room_id, seat=seat)
+
+    async def drain(self, over_s: float) -> None:
+        """A graceful stop: end every stream open here, one after another over ``over_s``
+        seconds in a random order, so that their clients reconnect elsewhere spread out
+        (docs/clients.md §8: a Watch that ends is resumed from the last seq + 1) rather
+        than all at once when the server's grace runs out — 1,200 streams reopening in
+        one instant met the rebalance that moves the rooms, and moves waited past 3 s."""
+        self._draining = True
+        queues = list(self._queues.values())
+        random.shuffle(queues)
+        loop = asyncio.get_running_loop()
+        step = over_s / len(queues) if queues else 0.0
+        for i, queue in enumerate(queues):
+            loop.call_later(step * i, queue.put_nowait, _END)
+        log.info("streams_draining", streams=len(queues), over_s=over_s)
+        if len(queues) > 1:
+            await asyncio.sleep(step * (len(queues) - 1))  # until the last one is told to end
 
     def announce(self) -> None:
         """Ownership moved: tell the owners (maybe new) of every stream open here."""
