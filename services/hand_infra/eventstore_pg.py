@@ -14,7 +14,9 @@ exception types, so callers classify them as they do the engine's.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import asyncio
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
 from datetime import datetime
 from typing import Any
 
@@ -100,9 +102,36 @@ class PgHotPath:
             raise RuntimeError("event store not started")
         return self._pool
 
+    @asynccontextmanager
+    async def _connection(self, transaction: bool = False) -> AsyncIterator[asyncpg.Connection]:
+        """A pooled connection, in a transaction with ``transaction``. A caller that gives up
+        (the store timeout, a cancellation) is not held by the connection again: it is
+        terminated, not rolled back — on a frozen or half-dead server a ROLLBACK hangs as
+        the statement did, up to ``HAND_DB_TIMEOUT_S``, and the timeout could not end the
+        wait before it (an Act on a frozen PostgreSQL was refused after 6.0 s against a 1 s
+        store timeout; tests/integration/test_room_store_timeout.py)."""
+        conn = await self.pool.acquire()
+        tr = None
+        try:
+            if transaction:
+                tr = conn.transaction()
+                await tr.start()
+            yield conn
+            if tr is not None:
+                await tr.commit()
+        except asyncio.CancelledError:
+            conn.terminate()
+            raise
+        except BaseException:
+            if tr is not None and not conn.is_closed():
+                await tr.rollback()
+            raise
+        finally:
+            await self.pool.release(conn)
+
     async def append_bulk(self, items, now: datetime) -> list[list[int] | EventStoreError]:
         try:
-            async with self.pool.acquire() as conn, conn.transaction():
+            async with self._connection(transaction=True) as conn:
                 wanted = {(i[0], stored_key(i[3])): (i[0], i[3]) for i in items if i[3] is not None}
                 prior = {wanted[(r, a)]: list(range(first, last + 1))
                          for r, a, first, last in (await action_rows(conn, list(wanted)) if wanted else [])
@@ -133,21 +162,21 @@ class PgHotPath:
 
     async def _fetch(self, sql: str, *args: object) -> list:
         try:
-            async with self.pool.acquire() as conn:
+            async with self._connection() as conn:
                 return await conn.fetch(sql, *args)
         except Exception as exc:
             raise _translated(exc) from exc
 
     async def _execute(self, sql: str, *args: object) -> None:
         try:
-            async with self.pool.acquire() as conn:
+            async with self._connection() as conn:
                 await conn.execute(sql, *args)
         except Exception as exc:
             raise _translated(exc) from exc
 
     async def _execute_many(self, sql: str, rows: list) -> None:
         try:
-            async with self.pool.acquire() as conn, conn.transaction():
+            async with self._connection(transaction=True) as conn:
                 await conn.executemany(sql, rows)
         except Exception as exc:
             raise _translated(exc) from exc

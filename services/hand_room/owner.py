@@ -90,7 +90,7 @@ class RoomOwner:
                                      broker=self.broker,
                                      assignor=ownership.assignor(), on_assigned=self._on_assigned,
                                      on_revoked=self._on_revoked, handle=self._on_batch,
-                                     poll_ms=200, max_records=1000)
+                                     poll_ms=200, max_records=1000, leave_first_generation=True)
         self._replace_owned = False  # the first assignment after a reconnect replaces `owned`
         self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None

@@ -207,3 +207,46 @@ async def test_a_room_read_while_postgresql_is_down_is_unavailable_not_internal(
         finally:
             await channel.close()
             await server.stop(grace=0)
+
+
+async def test_an_act_on_a_frozen_postgresql_is_refused_within_the_store_timeout(broker, unique: str) -> None:
+    """PostgreSQL frozen (SIGSTOP: connections open, nothing answers) while a move is
+    appended: the owner gives the batch up after the store timeout and refuses it
+    UNAVAILABLE then — the abandoned transaction's connection is not waited on (a ROLLBACK
+    on it hangs as the statement did, up to ``HAND_DB_TIMEOUT_S``: 6.0 s before
+    2026-12-07); once the server runs again the client's retry stores the move once."""
+    from hand_infra.postgres import TempPostgres, create_database
+
+    with TempPostgres() as pg:
+        store_url = await create_database(pg.url, "events")
+        await make_topics(broker, topics_for(unique))
+        server = await start_instance(broker, unique, store_url, HAND_ROOM_STORE_TIMEOUT_S="1")
+        channel = grpc.aio.insecure_channel(server.target)
+        try:
+            stub = pb_grpc.RoomServiceStub(channel)
+            room_id, w, mover, seat_w, discard, before = await a_move_ready(stub)
+            pg.freeze()
+            try:
+                started = time.monotonic()
+                code, detail = await refusal(asyncio.wait_for(mover.act(discard, action_id="frozen"), 20))
+                took = time.monotonic() - started
+            finally:
+                pg.thaw()
+            print(f"\nfrozen PostgreSQL: the Act refused after {took:.2f} s")
+            assert code == grpc.StatusCode.UNAVAILABLE and name(detail) == "ROOM_UNAVAILABLE", detail
+            assert took < 1.0 * (1 + MIN_SHARE) + 0.5, took
+            done = None
+            for _ in range(50):  # the pool replaces the connections it gave up
+                try:
+                    done = await mover.act(discard, action_id="frozen")
+                    break
+                except grpc.aio.AioRpcError as exc:
+                    assert exc.code() == grpc.StatusCode.UNAVAILABLE, exc
+                    await asyncio.sleep(0.2)
+            assert done is not None and done.first_seq == before
+            assert sum(e.kind == "move_made" for e in await server.store.load(room_id)) == 1
+            await w.close()
+            await seat_w.close()
+        finally:
+            await channel.close()
+            await server.stop(grace=0)
