@@ -43,6 +43,7 @@ from typing import Any
 
 import structlog
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener
+from aiokafka.client import ConnectionGroup
 from aiokafka.protocol.group import LeaveGroupRequest
 
 from .broker_port import BrokerPort, kafka_or
@@ -211,13 +212,25 @@ def _leave_first_generation(consumer: Any) -> None:
     own = coordinator._maybe_leave_group
 
     async def leave() -> None:
-        if coordinator.generation == 0 and coordinator.member_id:
+        conn = _open_coordination(coordinator)
+        if coordinator.generation == 0 and coordinator.member_id and conn is not None:
             try:
                 async with asyncio.timeout(1.0):
-                    await coordinator._send_req(LeaveGroupRequest(coordinator.group_id, coordinator.member_id))
+                    await conn.send(LeaveGroupRequest(coordinator.group_id, coordinator.member_id))
                 log.info("group_left", group=coordinator.group_id, generation=0)
             except Exception as exc:  # noqa: BLE001 — the session timeout does it instead
                 log.warning("group_leave_failed", group=coordinator.group_id, error=type(exc).__name__)
         await own()  # aiokafka's: leaves from generation 1, resets the generation either way
 
     coordinator._maybe_leave_group = leave
+
+
+def _open_coordination(coordinator: Any) -> Any:
+    """The connection to the group's coordinator if one is open, else None. The leave is
+    sent on it only: asking the client for a connection may open a new one, and one
+    opened as the 1 s bound cancels it is left out of the client's table, so the
+    client's close never closes it (an unclosed ``AIOKafkaConnection``: a ``make test``
+    run on 2026-12-06 failed on it, two tests of one worker)."""
+    node = coordinator.coordinator_id
+    conn = coordinator._client._conns.get((node, ConnectionGroup.COORDINATION)) if node is not None else None
+    return conn if conn is not None and conn.connected() else None
