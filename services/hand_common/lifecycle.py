@@ -24,7 +24,8 @@ async def serve_until_signalled(server: Any, name: str, announce: str = "",
     ``name`` and exits with status 1. ``announce``: print ``"<announce>
     listening on <server.target>"`` once serving (what scripts wait for).
     ``beside``: started with the server once it serves (e.g. the browser protocol's
-    web server, ``hand_web.server.start_beside``); what it returns is stopped first.
+    web server, ``hand_web.server.start_beside``); what it returns is stopped together with
+    the server (a room instance's stop ends the Watch streams of both one after another).
     Before the server starts: the Prometheus endpoint of ``name``'s port variable
     (``hand_common.metrics.PORT_VARS``: printed with ``announce``) and tracing (when
     ``HAND_OTLP_ENDPOINT`` is set).
@@ -54,8 +55,6 @@ async def serve_until_signalled(server: Any, name: str, announce: str = "",
         extra = await beside(server) if beside is not None else None
         await stop.wait()
     finally:
-        if extra is not None:
-            await extra.stop()
-        await server.stop()
+        await asyncio.gather(server.stop(), *([extra.stop()] if extra is not None else []))
         if metrics is not None:
             metrics.stop()

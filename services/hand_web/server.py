@@ -36,9 +36,11 @@ class WebServer:
 
     name = "web"
 
-    def __init__(self, config: WebConfig, services: Iterable[tuple]) -> None:
-        """``services``: ``(servicer, service descriptor[, its server's interceptors])`` each."""
-        self.config = config
+    def __init__(self, config: WebConfig, services: Iterable[tuple], grace_s: float = 1.0) -> None:
+        """``services``: ``(servicer, service descriptor[, its server's interceptors])`` each.
+        ``grace_s``: how long a stop waits for the calls and streams in flight before it
+        cuts them."""
+        self.config, self.grace_s = config, grace_s
         static = Path(config.static_dir) if config.static_dir else DEFAULT_STATIC_DIR
         self.app = WebApp([ServiceApp(*entry) for entry in services],
                           static if static.is_dir() else None, config.cors_origins)
@@ -65,7 +67,7 @@ class WebServer:
         sock.setblocking(False)
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(self.app, log_config=None, access_log=False, lifespan="off",
-                                timeout_graceful_shutdown=1, http="h11")
+                                timeout_graceful_shutdown=self.grace_s, http="h11")
         self._server = _Server(config)
         self._task = asyncio.create_task(self._server.serve(sockets=[sock]))
         while not self._server.started:
@@ -87,10 +89,15 @@ class WebServer:
 
 async def start_beside(server, environ=None) -> WebServer | None:
     """For ``python -m hand_rules|hand_room|hand_ledger``: when ``HAND_WEB_ENABLED=on``, serve that
-    (started) server's ``browser_service`` over Connect and gRPC-Web too, and return the web server."""
+    (started) server's ``browser_service`` over Connect and gRPC-Web too, and return the web server.
+    It is stopped with the server (``serve_until_signalled``) and gives its calls and streams
+    the server's grace (``HAND_SHUTDOWN_GRACE_S``): a room instance ends its browsers' Watch
+    streams one after another, as its native ones (``WatchStreams.drain``), instead of the
+    web server cutting them all at once."""
     config = WebConfig.from_env(environ)
     if not config.enabled:
         return None
-    web = WebServer(config, list(getattr(server, "browser_services", [server.browser_service])))
+    web = WebServer(config, list(getattr(server, "browser_services", [server.browser_service])),
+                    grace_s=config.shutdown_grace_s)
     await web.start()
     return web

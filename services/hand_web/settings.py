@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from hand_common.config import LogConfig
+from hand_common.config import SHUTDOWN_GRACE_S, LogConfig
 from hand_common.env import EnvReader, EnvVar, integer, read_settings, setting, switch, text
 
 __all__ = ["LOADERS", "WebConfig"]
@@ -44,6 +44,8 @@ class WebConfig:
     port: int = setting(PORT, required=True)
     cors_origins: tuple[str, ...] = setting(CORS_ORIGINS, required=True)
     static_dir: str = setting(STATIC_DIR, required=True)
+    #: the grace of the server it serves beside (``start_beside``); hand_run's stops in 1 s
+    shutdown_grace_s: float = setting(SHUTDOWN_GRACE_S, required=True)
     log: LogConfig
     enabled: bool = setting(ENABLED)
 

@@ -13,24 +13,34 @@ Instance a owns a started room whose seats watch through a. On SIGTERM (grace 2 
   no LeaveGroup: b waited the whole session timeout, and the moves with it);
 - the seat to move plays through b, and both seats' streams resumed on b see the move
   once, with no gap.
+
+The browsers' streams of an instance that serves them itself (``HAND_WEB_ENABLED=on``) end
+the same way, one after another, not all at once when the web server stops.
 """
 
 from __future__ import annotations
 
 import asyncio
 import signal
+import socket
 import time
 from pathlib import Path
 
 import grpc
 import pytest
 
+from connectrpc.client import ConnectClient
+from connectrpc.compat import google_protobuf_binary_codec
+
 from hand.v1 import actions_pb2
+from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.broker import TansuBroker
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ensure_topics
 from hand_room.partitions import partition_of
+from hand_room.server import DRAIN_SHARE
+from hand_web.adapter import method_info
 
 from .failover_support import PARTITIONS, Instance, act_retrying
 from .room_support import Watcher, started_room, seq_of, wait_for
@@ -98,3 +108,57 @@ async def test_a_stopped_instance_hands_its_rooms_over_before_its_session_would_
                 await ch.close()
             a.stop()
             b.stop()
+
+
+async def _browser_watch(url: str, room_id: str, token: str, first: asyncio.Event, ended: list[float]) -> None:
+    """A browser's Watch over Connect until the server ends it; when it ended goes to ``ended``."""
+    method = method_info(pb.DESCRIPTOR.services_by_name["RoomService"], "Watch")
+    async with ConnectClient(url, codec=google_protobuf_binary_codec(), send_compression=None) as client:
+        try:
+            async for _ in client.execute_server_stream(request=pb.WatchRequest(room_id=room_id, seat_token=token),
+                                                        method=method):
+                first.set()
+        except Exception:  # noqa: BLE001 — cut, not ended: still when it stopped
+            pass
+    ended.append(time.monotonic())
+
+
+async def test_browser_streams_of_a_stopped_instance_end_one_after_another_within_the_grace(tmp_path: Path) -> None:
+    """Until 2026-12-07 the web server beside a room instance stopped first and gave its
+    streams 1 s, then cut them all in one instant (their browsers reconnecting at once)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        web_port = s.getsockname()[1]
+    async with TansuBroker() as broker:
+        settings = KafkaSettings(bootstrap_servers=broker.bootstrap_servers, partitions=PARTITIONS)
+        await ensure_topics(settings)
+        a = Instance("a", broker.bootstrap_servers, f"sqlite:///{tmp_path / 'events.db'}", tmp_path,
+                     HAND_SHUTDOWN_GRACE_S=str(GRACE_S), HAND_WEB_ENABLED="on", HAND_WEB_HOST="127.0.0.1",
+                     HAND_WEB_PORT=str(web_port))
+        streams: list[asyncio.Task] = []
+        try:
+            await a.ready()
+            await wait_for(lambda: len(a.owned()) == PARTITIONS, 60)
+            async with grpc.aio.insecure_channel(a.target) as channel:
+                room_id, players = await started_room(pb_grpc.RoomServiceStub(channel))
+            firsts = [asyncio.Event() for _ in range(8)]
+            ended: list[float] = []
+            streams = [asyncio.ensure_future(_browser_watch(f"http://127.0.0.1:{web_port}", room_id,
+                                                            players[i % 2].token, first, ended))
+                       for i, first in enumerate(firsts)]
+            await asyncio.wait_for(asyncio.gather(*(f.wait() for f in firsts)), 20)
+
+            a.proc.send_signal(signal.SIGTERM)
+            stopped_at = time.monotonic()
+            await asyncio.wait_for(asyncio.gather(*streams), GRACE_S + 3)
+            ends = sorted(t - stopped_at for t in ended)
+            print(f"\nbrowser streams ended {ends[0]:.2f}–{ends[-1]:.2f} s after SIGTERM")
+            assert len(ends) == 8
+            assert ends[-1] < GRACE_S, ends  # within the grace: ended, not cut when it ran out
+            # one after another over the drain (GRACE_S * DRAIN_SHARE), not in one instant
+            assert ends[-1] - ends[0] >= 0.4 * GRACE_S * DRAIN_SHARE, ends
+            assert a.proc.wait(timeout=20) == 0
+        finally:
+            for task in streams:
+                task.cancel()
+            a.stop()
