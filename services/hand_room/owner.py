@@ -78,6 +78,7 @@ class RoomOwner:
         self.feeds = feeds
         self.ownership = ownership
         self.owned: set[int] = set()
+        self._released: set[int] = set()  # revoked, not yet dealt again: their rooms kept in doubt
         self.in_group = False  # holds its assignment: not between a revocation and the next one (readiness)
         self.version = 0  # bumped when ``owned`` changes
         self.partitions = settings.partitions
@@ -190,7 +191,11 @@ class RoomOwner:
 
         self.timers.cancel(gone)
         self.presence.forget(gone)
-        self.repo.forget_where(gone)
+        # kept, in doubt: dealt back here (the eager protocol revokes every partition on each
+        # rebalance) its rooms are read from their tail, not folded again; dealt elsewhere,
+        # dropped on the next assignment
+        self.repo.doubt_where(gone)
+        self._released |= parts
         log.info("partitions_revoked", partitions=sorted(parts))
 
     async def _assign(self, parts: set[int]) -> None:
@@ -199,10 +204,13 @@ class RoomOwner:
             if self.owned - parts:
                 self._revoke(self.owned - parts)
         gained = parts - self.owned
+        elsewhere, self._released = self._released - parts, set()
+        if elsewhere:  # revoked and dealt to another instance: not kept
+            self.repo.forget_where(lambda room_id: partition_of(room_id, self.partitions) in elsewhere)
         if gained:  # a copy cached while another instance owned the room (a Watch's, a GetRoom's) may be
             # behind, and the command path decides on the cache from the moment the room is owned here
-            # (it refused valid moves on a rebalance under load): dropped, the room is read from the store
-            self.repo.forget_where(lambda room_id: partition_of(room_id, self.partitions) in gained)
+            # (it refused valid moves on a rebalance under load): the room's tail is read first
+            self.repo.doubt_where(lambda room_id: partition_of(room_id, self.partitions) in gained)
         self.owned |= parts
         self.in_group = True
         self.version += 1

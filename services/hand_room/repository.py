@@ -8,6 +8,11 @@ hand.room-events (``observe``). Live events carry no seat credentials, so a
 human ``seat_taken`` seen live drops the cached room instead: the next ``get``
 reads the credentials back from the store. The cache is bounded (least
 recently used rooms are dropped first).
+
+A room whose partition moved (``doubt_where``) may be behind the store (another
+instance may have owned it meanwhile): it stays cached, and the next ``get``
+reads its tail first — a short read of the events after it, usually none,
+instead of folding the room's whole log again.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ class RoomRepository:
         self.store = store
         self.max_rooms = max_rooms
         self._rooms: OrderedDict[str, Room] = OrderedDict()
+        self._doubted: set[str] = set()  # cached rooms to fast-forward before their next use
         self.loads = 0  # folds from the store (for tests and metrics)
 
     def rooms(self) -> list[Room]:
@@ -38,7 +44,7 @@ class RoomRepository:
         """The room, at least at ``min_seq`` (its next seq), or the store's head with
         ``fresh``; None if the room does not exist."""
         room = self._rooms.get(room_id)
-        if room is not None and (fresh or (min_seq is not None and room.seq < min_seq)):
+        if room is not None and (fresh or room_id in self._doubted or (min_seq is not None and room.seq < min_seq)):
             room = await self._fast_forward(room)
         elif room is None:
             room = await self._fold(room_id)
@@ -49,7 +55,9 @@ class RoomRepository:
     def put(self, room: Room) -> Room:
         """Cache ``room`` unless a newer one is cached (a read from the store that ended
         after the owner cached the room after its append): the cache only moves forward.
-        Returns the room cached."""
+        Returns the room cached: read from the store or decided on a room read so, it is
+        no longer in doubt."""
+        self._doubted.discard(room.room_id)
         cached = self._rooms.get(room.room_id)
         if cached is not None and cached.seq > room.seq:
             room = cached
@@ -61,11 +69,17 @@ class RoomRepository:
 
     def forget(self, room_id: str) -> None:
         self._rooms.pop(room_id, None)
+        self._doubted.discard(room_id)
 
     def forget_where(self, gone) -> None:
         """Drop every cached room for which ``gone(room_id)`` (partitions moved away)."""
         for room_id in [r for r in list(self._rooms) if gone(r)]:
-            del self._rooms[room_id]
+            self.forget(room_id)
+
+    def doubt_where(self, moved) -> None:
+        """Every cached room for which ``moved(room_id)`` (its partition was revoked, or
+        dealt here) may be behind the store: the next ``get`` fast-forwards it first."""
+        self._doubted.update(r for r in self._rooms if moved(r))
 
     def observe(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
         """A live event: fast-forward the cached room if it is the next one. ``trusted``:

@@ -96,3 +96,46 @@ async def test_a_gained_room_is_decided_as_stored_not_as_cached_before(tmp_path:
                 await watcher.close()
             for c in channels:
                 await c.close()
+
+
+async def test_a_partition_dealt_back_keeps_its_rooms_and_reads_only_what_another_owner_wrote(tmp_path: Path) -> None:
+    """Each rebalance revokes every partition first (the eager protocol) and most come back
+    to the same instance: their rooms stay cached, in doubt, and are read from their tail —
+    until 2026-12-07 every room of the instance was folded again from its whole log after
+    any rebalance (a join, a stop, a crash of another instance). A room another instance
+    owned meanwhile is decided on as stored, its moves included."""
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
+        a, b = rooms.servers
+        channels = [grpc.aio.insecure_channel(s.target) for s in (a, b)]
+        stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
+        watcher = None
+        try:
+            room_id, players = await started_room(stub_a)
+            part = partition_of(room_id, PARTITIONS)
+            assert part in a.owner.owned
+            watcher = Watcher(stub_a, room_id, players[0].token)
+            last = await _move(players, watcher)
+            await wait_for(lambda: seq_of(watcher.latest) >= last)
+            folds = a.owner.repo.loads
+
+            a.owner._revoke({part})  # a rebalance that deals the partition back to a
+            await a.owner._assign({part})
+            last = await _move(players, watcher)
+            await wait_for(lambda: seq_of(watcher.latest) >= last)
+            assert a.owner.repo.loads == folds, "a room of a partition dealt back was folded again"
+
+            a.owner._revoke({part})  # b owns it for a while (a generation a took no part in) ...
+            await b.owner._assign({part})
+            last = await _move(players, watcher, via=stub_b)
+            await wait_for(lambda: seq_of(watcher.latest) >= last)
+            b.owner._revoke({part})  # ... then a again (its copy in doubt: read from its tail)
+            await a.owner._assign({part})
+            seq = await _move(players, watcher, via=stub_a)
+            assert seq > last  # decided on the room as stored, b's move included
+            assert a.owner.repo.loads == folds  # read from its tail, not folded
+        finally:
+            if watcher is not None:
+                await watcher.close()
+            for c in channels:
+                await c.close()

@@ -73,3 +73,54 @@ def test_put_never_moves_a_cached_room_back() -> None:
     repo.put(_fold(events))
     repo.put(_fold(events[:2]))
     assert repo.cached("r1").seq == len(events)
+
+
+class CountingStore:
+    """An event store that counts its reads and where they start."""
+
+    def __init__(self, events) -> None:
+        self.events, self.reads = list(events), []
+
+    async def load(self, room_id: str, from_seq: int = 0, limit: int | None = None):
+        self.reads.append(from_seq)
+        return [SimpleNamespace(seq=r.seq, payload=encode(r)) for r in self.events if r.seq >= from_seq]
+
+
+def _doubted_room(events) -> tuple[RoomRepository, CountingStore]:
+    store = CountingStore(events[:2])
+    repo = RoomRepository(store)
+    repo.put(_fold(events[:2]))
+    store.events = events  # another instance appended the last event while it owned the room
+    repo.doubt_where(lambda room_id: room_id == "r1")
+    return repo, store
+
+
+def test_a_doubted_room_is_read_from_its_tail_before_its_next_use_not_folded_again() -> None:
+    events = _room_events()
+    repo, store = _doubted_room(events)
+
+    async def run():
+        return await repo.get("r1"), await repo.get("r1")
+
+    first, second = asyncio.run(run())
+    assert first.seq == second.seq == events[-1].seq + 1  # the other instance's event applied
+    assert store.reads == [2]  # one read, of the tail only; the next get uses the cache
+    assert repo.loads == 0
+
+
+def test_a_room_put_or_forgotten_is_no_longer_in_doubt() -> None:
+    events = _room_events()
+    repo, store = _doubted_room(events)
+
+    async def run():
+        repo.put(_fold(events))
+        await repo.get("r1")
+        reads_after_put = list(store.reads)
+        repo.doubt_where(lambda room_id: True)
+        repo.forget("r1")
+        await repo.get("r1")
+        return store.reads, reads_after_put, repo.loads
+
+    reads, after_put, loads = asyncio.run(run())
+    assert after_put == []  # the room put is the newest: nothing read
+    assert reads == [0] and loads == 1  # forgotten: folded from the start
