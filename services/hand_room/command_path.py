@@ -243,7 +243,7 @@ class CommandPath:
         listed: dict[str, Room] = {}  # rooms whose listing changed: one index transaction
         replies: list[tuple[Command, Reply]] = []
         retried: set[str] = set()  # rooms where a planned command was a retry (DuplicateAction)
-        for p, res in zip(batch.planned, results, strict=True):
+        for p, item, res in zip(batch.planned, items, results, strict=True):
             room_id = p.cmd.room_id
             if room_id in batch.redo:
                 batch.redo[room_id].append(p.cmd)
@@ -262,7 +262,8 @@ class CommandPath:
                         self.feeds.offer(rec, after, trusted=True)
                 if not all(isinstance(rec.event, ChatSent) for rec in p.decision.events):
                     touched[room_id] = room  # chat alone re-arms no timer and asks no bot again
-                published.extend((rec, p.cmd.trace) for rec in p.decision.events)
+                published.extend((rec, p.cmd.trace, stored)  # the bytes appended, sent again where they may be
+                                 for rec, (_, stored) in zip(p.decision.events, item[2], strict=True))
                 if p.cmd.trace is not None:  # each command's trace shows the append it was committed in
                     record_span("room.commit", p.cmd.trace, began_ns, ended_ns, batch=len(items),
                                 events=len(p.decision.events))
@@ -286,8 +287,8 @@ class CommandPath:
         for cmd, reply in replies:
             await self._reply(cmd, reply)
         if published and self.relay is not None:  # sent now; the outbox stays the safety net
-            self.relay.publish_direct([(rec.room_id, rec.seq, topic_values(rec)) for rec, _ in published],
-                                      [trace for _, trace in published])
+            self.relay.publish_direct([(rec.room_id, rec.seq, topic_values(rec, stored)) for rec, _, stored in published],
+                                      [trace for _, trace, _ in published])
         for room in touched.values():
             self.timers.arm(room)
         self.processed += sum(len(c) for c in by_room.values()) - sum(len(c) for c in batch.redo.values())

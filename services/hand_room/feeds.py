@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import structlog
 
@@ -23,7 +23,7 @@ from hand_infra.eventstore import EventStore
 from hand_table import Recorded, Room, evolve
 from hand_wire import decode
 from .repository import RoomRepository
-from .grpc_messages import event_message
+from .grpc_messages import EventMessages
 
 log = structlog.get_logger("hand_room.feeds")
 #: events read from the store per page when a feed catches up
@@ -34,7 +34,7 @@ CATCH_UP_PAGE = 500
 class Live:
     rec: Recorded
     room: Room  # the room after ``rec``
-    _rendered: dict = field(default_factory=dict)
+    _rendered: EventMessages | None = None
 
     @property
     def seq(self) -> int:
@@ -42,10 +42,9 @@ class Live:
 
     def message(self, seat: int | None) -> pb.WatchResponse:
         """The Watch message for ``seat`` (None: spectators), rendered once."""
-        msg = self._rendered.get(seat)
-        if msg is None:
-            msg = self._rendered[seat] = event_message(self.room, self.rec, seat)
-        return msg
+        if self._rendered is None:
+            self._rendered = EventMessages(self.room, self.rec)
+        return self._rendered.message(seat)
 
 
 class RoomFeed:

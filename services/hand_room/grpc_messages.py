@@ -19,11 +19,11 @@ from hand_wire import view_to_proto, room_info, to_proto
 
 from hand_table import Recorded, Room, for_seat
 
-__all__ = ["event_message", "room_info", "snapshot_message"]
+__all__ = ["EventMessages", "event_message", "room_info", "snapshot_message"]
 
 
-def _with_room(msg: pb.WatchResponse, room: Room, seat: int | None) -> pb.WatchResponse:
-    msg.room.CopyFrom(room_info(room, seat, now=time.time()))
+def _with_room(msg: pb.WatchResponse, room: Room, seat: int | None, info=None) -> pb.WatchResponse:
+    msg.room.CopyFrom(info if info is not None else room_info(room, seat, now=time.time()))
     if room.round is not None:
         msg.view.CopyFrom(view_to_proto(view(room.round, seat), room.options))
     return msg
@@ -38,3 +38,33 @@ def snapshot_message(room: Room | None, next_seq: int, seat: int | None) -> pb.W
 def event_message(room_after: Room, rec: Recorded, seat: int | None) -> pb.WatchResponse:
     """One event for ``seat``'s stream, with the room and view after it."""
     return _with_room(pb.WatchResponse(event=to_proto(for_seat(rec, seat))), room_after, seat)
+
+
+class EventMessages:
+    """One event's Watch messages, one per reader (a seat, or None: spectators), each
+    rendered once and sharing what readers have in common: the event where it hides
+    nothing from them (``for_seat`` returns it as it is), the room's info for every seated
+    reader (it differs for spectators only: the join code). The view is each seat's own."""
+
+    def __init__(self, room_after: Room, rec: Recorded) -> None:
+        self.room, self.rec = room_after, rec
+        self._messages: dict[int | None, pb.WatchResponse] = {}
+        self._whole = None  # the event's RoomEvent, for the readers it hides nothing from
+        self._infos: dict[bool, object] = {}  # seated → RoomInfo
+
+    def message(self, seat: int | None) -> pb.WatchResponse:
+        msg = self._messages.get(seat)
+        if msg is None:
+            shown = for_seat(self.rec, seat)
+            if shown is self.rec:
+                if self._whole is None:
+                    self._whole = to_proto(shown)
+                event = self._whole
+            else:
+                event = to_proto(shown)
+            seated = seat is not None
+            info = self._infos.get(seated)
+            if info is None:
+                info = self._infos[seated] = room_info(self.room, seat, now=time.time())
+            msg = self._messages[seat] = _with_room(pb.WatchResponse(event=event), self.room, seat, info)
+        return msg

@@ -12,7 +12,9 @@ history: an account id is shown only to its owner (docs/privacy.md), and a
 replay or a stream is the same for every reader of it. Display names and seat
 kinds say who sat where; the ledger's sheets add public handles.
 
-Pure functions of one event: the same event is rendered once per audience.
+Pure functions of one event: the same event is rendered once per audience. What
+hides nothing from a reader is returned as it is (``for_seat(rec, seat) is rec``), so
+renderings can be shared between the readers it is the same for.
 """
 
 from __future__ import annotations
@@ -52,7 +54,10 @@ def for_seat(rec: Recorded, seat: int | None) -> Recorded:
     elif isinstance(ev, RoundDealt):
         out = replace(ev, deck=(), server_seed=b"", events=tuple(redact(e, seat) for e in ev.events))
     elif isinstance(ev, MoveMade):
-        out = replace(ev, events=tuple(redact(e, seat) for e in ev.events))
+        shown = tuple(redact(e, seat) for e in ev.events)
+        if all(a is b for a, b in zip(shown, ev.events, strict=True)):
+            return rec  # nothing of it hidden (a discard, a meld): the same record for every reader
+        out = replace(ev, events=shown)
     else:
         return rec
     return rec if out is ev else replace(rec, event=out)

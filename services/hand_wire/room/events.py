@@ -197,11 +197,14 @@ def public_bytes(rec: Recorded) -> bytes:
     return encode(for_seat(rec, None))
 
 
-def topic_values(rec: Recorded) -> tuple[bytes, bytes]:
+def topic_values(rec: Recorded, stored: bytes | None = None) -> tuple[bytes, bytes]:
     """A committed event rendered for the outbox relay's routes, in their order (the room
     service's bootstrap): hand.room-events, then hand.room-events-public
-    (``OutboxRelay.publish_direct``)."""
-    return private_bytes(rec), public_bytes(rec)
+    (``OutboxRelay.publish_direct``). ``stored``: ``encode(rec)``, as appended, used again
+    for a route that leaves nothing of ``rec`` out."""
+    private_rec, public_rec = private(rec), for_seat(rec, None)
+    private_b = stored if stored is not None and private_rec is rec else encode(private_rec)
+    return private_b, private_b if public_rec is private_rec else encode(public_rec)
 
 
 def _stored(entry) -> Recorded:
