@@ -13,6 +13,7 @@ Works unchanged against Apache Kafka.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable
 
 import structlog
@@ -26,8 +27,12 @@ log = structlog.get_logger("hand_infra.topics")
 
 
 
+@functools.lru_cache(maxsize=65_536)
 def partition_of(key: str, partitions: int) -> int:
-    """The partition Kafka's default partitioner gives ``key`` (every topic keyed by room id)."""
+    """The partition Kafka's default partitioner gives ``key`` (every topic keyed by room id).
+    Cached: aiokafka's murmur2 is pure Python (~10 µs), and a room's partition is asked
+    several times per command (the router, the owner, the gateway); 1 % of an instance's
+    time flat out before."""
     return (murmur2(key.encode()) & 0x7FFFFFFF) % partitions
 
 
