@@ -12,6 +12,7 @@ broker; b's loading of its new partition is held open while a seat acts through 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 
 import grpc
@@ -48,12 +49,17 @@ async def _move(players, watcher: Watcher, via: pb_grpc.RoomServiceStub | None =
         player.stub = stub
 
 
-async def test_a_gained_room_is_decided_as_stored_not_as_cached_before(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'events.db'}"
-    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
+@contextlib.asynccontextmanager
+async def _two_instances(tmp_path: Path):
+    """Two instances on the in-memory broker and one SQLite store: (a, b, a's stub, b's stub)."""
+    async with memory_rooms(2, f"sqlite:///{tmp_path / 'events.db'}", partitions=PARTITIONS) as rooms:
         a, b = rooms.servers
-        channels = [grpc.aio.insecure_channel(s.target) for s in (a, b)]
-        stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
+        async with grpc.aio.insecure_channel(a.target) as ch_a, grpc.aio.insecure_channel(b.target) as ch_b:
+            yield a, b, pb_grpc.RoomServiceStub(ch_a), pb_grpc.RoomServiceStub(ch_b)
+
+
+async def test_a_gained_room_is_decided_as_stored_not_as_cached_before(tmp_path: Path) -> None:
+    async with _two_instances(tmp_path) as (a, b, stub_a, stub_b):
         watcher = None
         real_active = b.owner.index.active
         try:
@@ -94,8 +100,6 @@ async def test_a_gained_room_is_decided_as_stored_not_as_cached_before(tmp_path:
             b.owner.index.active = real_active
             if watcher is not None:
                 await watcher.close()
-            for c in channels:
-                await c.close()
 
 
 async def test_a_partition_dealt_back_keeps_its_rooms_and_reads_only_what_another_owner_wrote(tmp_path: Path) -> None:
@@ -104,11 +108,7 @@ async def test_a_partition_dealt_back_keeps_its_rooms_and_reads_only_what_anothe
     until 2026-12-07 every room of the instance was folded again from its whole log after
     any rebalance (a join, a stop, a crash of another instance). A room another instance
     owned meanwhile is decided on as stored, its moves included."""
-    url = f"sqlite:///{tmp_path / 'events.db'}"
-    async with memory_rooms(2, url, partitions=PARTITIONS) as rooms:
-        a, b = rooms.servers
-        channels = [grpc.aio.insecure_channel(s.target) for s in (a, b)]
-        stub_a, stub_b = (pb_grpc.RoomServiceStub(c) for c in channels)
+    async with _two_instances(tmp_path) as (a, b, stub_a, stub_b):
         watcher = None
         try:
             room_id, players = await started_room(stub_a)
@@ -137,5 +137,3 @@ async def test_a_partition_dealt_back_keeps_its_rooms_and_reads_only_what_anothe
         finally:
             if watcher is not None:
                 await watcher.close()
-            for c in channels:
-                await c.close()
