@@ -64,44 +64,45 @@ def _seqs(queue: asyncio.Queue) -> list[int]:
     return out
 
 
-def test_the_owners_next_event_reaches_the_streams_at_once() -> None:
+def _with_feed(stored: int, scenario):
+    """Run ``scenario(store, feed, queue, events, rooms)`` on a started feed whose store
+    holds the room's first ``stored`` events, with one subscriber's queue."""
     events = _events()
     rooms = _rooms(events)
 
     async def run():
-        store = HeldStore(events[:2])
-        feed, queue = await _feed(store, 2)
+        store = HeldStore(events[:stored])
+        feed, queue = await _feed(store, stored)
         try:
-            feed.offer(events[2], rooms[2], trusted=True)
-            return _seqs(queue)  # no await between the offer and the look
+            return await scenario(store, feed, queue, events, rooms)
         finally:
             await feed.stop()
 
-    assert asyncio.run(run()) == [2]
+    return asyncio.run(run())
+
+
+def test_the_owners_next_event_reaches_the_streams_at_once() -> None:
+    async def scenario(store, feed, queue, events, rooms):
+        feed.offer(events[2], rooms[2], trusted=True)
+        return _seqs(queue)  # no await between the offer and the look
+
+    assert _with_feed(2, scenario) == [2]
 
 
 def test_an_owners_event_waits_while_the_feed_reads_the_store_and_all_arrive_once_in_order() -> None:
-    events = _events()
-    rooms = _rooms(events)
+    async def scenario(store, feed, queue, events, rooms):
+        store.events = events[:3]  # two events the topic has not brought yet
+        store.hold = asyncio.Event()
+        feed.sync()  # the feed's task reads the store (held)
+        await asyncio.wait_for(store.reading.wait(), 5)
+        feed.offer(events[1], rooms[1], trusted=True)  # the owner's commit the read will bring too
+        feed.offer(events[3], rooms[3], trusted=True)  # and its next one
+        early = _seqs(queue)
+        store.hold.set()
+        for _ in range(100):
+            await asyncio.sleep(0)
+        return early, _seqs(queue), feed.room.seq
 
-    async def run():
-        store = HeldStore(events[:1])
-        feed, queue = await _feed(store, 1)
-        try:
-            store.events = events[:3]  # two events the topic has not brought yet
-            store.hold = asyncio.Event()
-            feed.sync()  # the feed's task reads the store (held)
-            await asyncio.wait_for(store.reading.wait(), 5)
-            feed.offer(events[1], rooms[1], trusted=True)  # the owner's commit the read will bring too
-            feed.offer(events[3], rooms[3], trusted=True)  # and its next one
-            early = _seqs(queue)
-            store.hold.set()
-            for _ in range(100):
-                await asyncio.sleep(0)
-            return early, _seqs(queue), feed.room.seq
-        finally:
-            await feed.stop()
-
-    early, later, head = asyncio.run(run())
+    early, later, head = _with_feed(1, scenario)
     assert early == []  # nothing overtook the catch-up
     assert later == [1, 2, 3] and head == 4
