@@ -39,7 +39,7 @@ from . import metrics as M
 from .admission import Admission
 from .feeds import Feeds
 from .index import RoomIndex
-from .loop_lag import LoopLag
+from .loop_lag import IDLE_TICK_S, LoopLag
 from .ownership import OwnershipMap
 from .partitions import partition_of
 from .command_path import CommandPath, action_key
@@ -97,7 +97,7 @@ class RoomOwner:
         self._producer: AIOKafkaProducer | None = None
         self._rearming: set[asyncio.Task] = set()  # _rearm of each assignment, while it reads
         self._sweeper: asyncio.Task | None = None
-        self.loop_lag = LoopLag()  # admission's view of the queues before the handlers
+        self.loop_lag = LoopLag(idle_tick_s=IDLE_TICK_S)  # admission's view of the queues before the handlers
         self.admission = admission
         if admission.lag is None:
             admission.lag = lambda: self.loop_lag.seconds

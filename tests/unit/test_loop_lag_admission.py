@@ -66,3 +66,22 @@ def test_past_its_bound_a_clients_command_is_refused_with_the_loop_lag_as_limit(
 def test_with_the_bound_off_the_loop_lag_refuses_nothing() -> None:
     admission = Admission(max_pending=100, max_delay_s=0.2, lag=lambda: 10.0, max_lag_s=0.0)
     admission.check(Act(action=None), 0, None)
+
+
+async def test_the_ticker_slows_down_while_nobody_asks_and_speeds_up_when_asked() -> None:
+    """An idle instance's ticker woke its loop 40 times a second for nothing (13 % of its idle
+    CPU); unasked it ticks every ``idle_tick_s``, and the first ask brings the fast tick back."""
+    lag = LoopLag(tick_s=0.01, window=10, idle_tick_s=0.2)
+    lag._asked -= 10  # last asked long ago
+    lag.start()
+    try:
+        await asyncio.sleep(0.5)
+        unasked = lag.ticks
+        assert unasked <= 4, unasked  # ~2 idle ticks (50 at the fast tick)
+        end = time.monotonic() + 0.5
+        while time.monotonic() < end:
+            lag.seconds  # a command's admission asks
+            await asyncio.sleep(0.01)
+        assert lag.ticks - unasked >= 15  # fast again within one idle tick
+    finally:
+        await lag.stop()
