@@ -201,11 +201,10 @@ def _leave_first_generation(consumer: Any) -> None:
     is 0, and a member of it that stopped was found gone only when its session timed out,
     a second or more with its partitions held by nobody (a graceful stop of a room instance
     was slower than a crash). Sent from inside ``close``, in aiokafka's place, so no
-    heartbeat can rejoin meanwhile. Best effort, as aiokafka's own: a failure is the session
-    timeout. Only for the groups that ask for it: with every group of the process leaving
-    so (the ledger's too), an in-process chaos test saw an aiokafka connection left open
-    and Tansu's stop wait 5 s, 2 runs in 3 — not understood; the room owners' group is the
-    one whose partitions must move at once."""
+    heartbeat can rejoin meanwhile, and only on the coordinator connection already open
+    (``_open_coordination``: a connection opened for it could be left unclosed). Best
+    effort, as aiokafka's own: a failure is the session timeout. Only for the groups that
+    ask for it: the room owners' group is the one whose partitions must move at once."""
     coordinator = getattr(consumer, "_coordinator", None)  # None: not in a group, or in-memory
     if coordinator is None or getattr(coordinator, "generation", None) != 0:
         return

@@ -164,7 +164,7 @@ class RoomOwner:
             task.cancel()
         await self.consumer.stop()
         self.timers.stop()
-        if self.owned:  # no timer, presence count or cached copy of a room it no longer holds
+        if self.owned:  # no timer or presence count of a room it no longer holds; cached copies in doubt
             self._revoke(set(self.owned))
         producer, self._producer = self._producer, None
         self.commands.producer = None
