@@ -17,7 +17,8 @@ ledger) is a :class:`ConsumerLoop` and differs only in what it hands in:
   handler's work is done by then); ``False`` for a loop that commits its own
   offsets (the ledger) or has no group;
 - ``before_poll(consumer)``: called before each poll; ``False`` skips it and
-  waits ``idle_s`` (the bus's events consumer with nothing to follow);
+  waits ``idle_s``, or until :meth:`ConsumerLoop.wake` (the bus's events consumer
+  with nothing to follow, its replies consumer with no reply awaited);
 - ``on_past_end``: called when :class:`~hand_infra.broker_watch.PastEndCheck`
   reset partitions of a broker that restarted between two probes;
 - ``on_error(exc)``: a failed poll, handler or commit (the default logs
@@ -102,6 +103,7 @@ class ConsumerLoop:
         self._listener: _Listener | None = None
         self.last_poll = 0.0  # time.monotonic() of the latest poll
         self.restarts = 0
+        self._woken = asyncio.Event()  # wake(): the idle wait ends now
 
     # ---------------------------------------------------------------- lifecycle
     def _new_consumer(self) -> AIOKafkaConsumer:
@@ -183,7 +185,7 @@ class ConsumerLoop:
     async def _once(self, past_end: PastEndCheck) -> None:
         consumer = self.consumer
         if self.before_poll is not None and not await self.before_poll(consumer):
-            await asyncio.sleep(self.idle_s)  # nothing to read
+            await self._idle()  # nothing to read
             return
         if await past_end(consumer) and self.on_past_end is not None:
             await self.on_past_end()
@@ -192,6 +194,20 @@ class ConsumerLoop:
         await self.handle(batch)
         if batch and self.commit:
             await consumer.commit()
+
+
+    async def _idle(self) -> None:
+        try:
+            async with asyncio.timeout(self.idle_s):
+                await self._woken.wait()
+        except TimeoutError:
+            pass
+        self._woken.clear()
+
+    def wake(self) -> None:
+        """Ask ``before_poll`` again now, not after the rest of an idle wait (the bus
+        sent a command whose reply it awaits)."""
+        self._woken.set()
 
 
 def _leave_first_generation(consumer: Any) -> None:

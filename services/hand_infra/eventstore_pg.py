@@ -149,6 +149,10 @@ class PgHotPath:
     async def mark_published(self, ids: Sequence[int]) -> None:
         await self._execute("UPDATE outbox SET published = true WHERE id = ANY($1::bigint[])", list(ids))
 
+    async def ping(self) -> bool:
+        rows = await self._fetch("SELECT 1")
+        return bool(rows) and rows[0][0] == 1
+
     async def pending(self, limit: int) -> list[tuple[int, str, int, str, bytes]]:
         return [tuple(r) for r in await self._fetch(
             "SELECT outbox.id, outbox.room_id, outbox.seq, room_events.kind, room_events.payload FROM outbox"

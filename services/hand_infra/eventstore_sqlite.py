@@ -110,6 +110,10 @@ def append_bulk(conn: sqlite3.Connection, items, now: datetime) -> list[list[int
     return plan.results
 
 
+def _select_one(conn: sqlite3.Connection) -> bool:
+    return conn.execute("SELECT 1").fetchone() == (1,)
+
+
 class SqliteHotPath:
     """The hot statements on two connections of their own: a writer and a reader thread
     (``sqlite_thread.py``); the same interface as ``eventstore_pg.PgHotPath``."""
@@ -125,6 +129,9 @@ class SqliteHotPath:
     async def close(self) -> None:
         await self.writer.close()
         await self.reader.close()
+
+    async def ping(self) -> bool:
+        return await self.reader.query(_select_one)
 
     async def append_bulk(self, items, now: datetime) -> list[list[int] | EventStoreError]:
         return await self.writer.transaction(append_bulk, items, now)

@@ -294,6 +294,7 @@ class MemoryConsumer:
         self._assigned: dict[TopicPartition, None] = {}
         self._positions: dict[TopicPartition, int] = {}
         self._highwater: dict[TopicPartition, int] = {}
+        self._paused: set[TopicPartition] = set()
         self._started = self._closed = False
 
     # ---------------------------------------------------------------- lifecycle
@@ -324,6 +325,18 @@ class MemoryConsumer:
             raise IllegalOperation("subscribed: partitions are dealt by the group")
         self._assigned = dict.fromkeys(partitions)
         self._positions = {tp: p for tp, p in self._positions.items() if tp in self._assigned}
+        self._paused &= set(self._assigned)
+
+    def pause(self, *partitions: TopicPartition) -> None:
+        """Fetch nothing from ``partitions`` (their positions stay) until resumed."""
+        self._paused.update(tp for tp in partitions if tp in self._assigned)
+
+    def resume(self, *partitions: TopicPartition) -> None:
+        self._paused.difference_update(partitions)
+        self.broker.wake()
+
+    def paused(self) -> set[TopicPartition]:
+        return set(self._paused)
 
     def assignment(self) -> set[TopicPartition]:
         return set(self._assigned)
@@ -432,7 +445,7 @@ class MemoryConsumer:
 
     async def _revoke(self) -> None:
         held, had = set(self._assigned), self.generation >= 0
-        self._assigned, self._positions, self.generation = {}, {}, -1
+        self._assigned, self._positions, self.generation, self._paused = {}, {}, -1, set()
         if had and self.listener is not None:
             await self.listener.on_partitions_revoked(held)
 
@@ -440,7 +453,7 @@ class MemoryConsumer:
         self.generation = generation
         self.assignor.on_assignment(assignment)
         self._assigned = dict.fromkeys(assignment.partitions())
-        self._positions = {}
+        self._positions, self._paused = {}, set()
         if self.listener is not None:
             await self.listener.on_partitions_assigned(set(self._assigned))
 
@@ -450,7 +463,7 @@ class MemoryConsumer:
         left = max_records if max_records is not None else 1 << 30
         for tp in partitions or tuple(self._assigned):
             log = self.broker._log(tp)
-            if log is None:
+            if log is None or tp in self._paused:
                 continue
             self._highwater[tp] = len(log)
             pos = self._position(tp)

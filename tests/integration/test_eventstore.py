@@ -154,3 +154,22 @@ def test_a_sqlite_memory_url_is_refused() -> None:
         async_url("sqlite://")
     assert async_url("postgresql://u@h/db").drivername == "postgresql+asyncpg"
     assert async_url("sqlite:///x.db").drivername == "sqlite+aiosqlite"
+
+
+async def test_ping_answers_on_the_hot_paths_own_connections(store: EventStore) -> None:
+    """The readiness probe's query goes through the hot path (the reader thread, the asyncpg
+    pool), not a check-out of the SQLAlchemy pool (~8 thread hops over aiosqlite, a second)."""
+    from sqlalchemy import event
+
+    checkouts: list[object] = []
+
+    def on_checkout(*_: object) -> None:
+        checkouts.append(_)
+
+    event.listen(store.engine.sync_engine.pool, "checkout", on_checkout)
+    try:
+        assert await store.ping() is True
+        assert await store.ping() is True
+        assert checkouts == []
+    finally:
+        event.remove(store.engine.sync_engine.pool, "checkout", on_checkout)

@@ -109,6 +109,26 @@ async def test_before_poll_false_skips_the_poll() -> None:
     await loop.stop()
 
 
+async def test_wake_ends_the_idle_wait_at_once() -> None:
+    polls: list[dict] = []
+    ready = asyncio.Event()
+
+    async def before(consumer) -> bool:
+        return ready.is_set()
+
+    async def handle(batch: dict) -> None:
+        polls.append(batch)
+
+    loop = loop_of([FakeConsumer([{TP("t", 0): ["a"]}])], handle=handle, before_poll=before)
+    loop.idle_s = 30.0  # without a wake the poll would wait this long
+    await loop.start()
+    await asyncio.sleep(0.05)
+    ready.set()
+    loop.wake()
+    await until(lambda: bool(polls), timeout=5.0)
+    await loop.stop()
+
+
 async def test_a_restart_silences_the_old_consumers_rebalance_callbacks() -> None:
     events: list[tuple[str, set]] = []
 

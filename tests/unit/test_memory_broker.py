@@ -151,6 +151,27 @@ async def test_manual_assignment_seeks_and_reads() -> None:
     assert [r.value for r in records] == [b"6"]
 
 
+async def test_a_paused_partition_is_not_fetched_and_resumes_where_it_was() -> None:
+    broker = MemoryBroker()
+    await broker.ensure_topics(SETTINGS, [T], partitions=2)
+    producer = broker.producer()
+    await producer.start()
+    c = broker.consumer(SETTINGS)
+    await c.start()
+    tp, other = TopicPartition(T, 0), TopicPartition(T, 1)
+    c.assign([tp, other])
+    await c.seek_to_end(tp, other)
+    c.pause(tp)
+    assert c.paused() == {tp}
+    await producer.send(T, value=b"a", partition=0)
+    await producer.send(T, value=b"b", partition=1)
+    assert {k: [r.value for r in v] for k, v in (await c.getmany(timeout_ms=10)).items()} == {other: [b"b"]}
+    waiting = asyncio.ensure_future(c.getmany(timeout_ms=2000))  # woken by the resume
+    await asyncio.sleep(0.01)
+    c.resume(tp)
+    assert [r.value for r in (await asyncio.wait_for(waiting, 1))[tp]] == [b"a"] and c.paused() == set()
+
+
 async def test_an_outage_refuses_sends_and_a_restart_loses_everything() -> None:
     broker = MemoryBroker()
     await broker.ensure_topics(SETTINGS, [T])
