@@ -27,6 +27,7 @@ import grpc
 import structlog
 from google.protobuf.message import Message
 
+from .handler_memo import HandlerMemo
 from .language import language_of
 from .limits import check
 from .refusal import Refusal, refusal_status
@@ -126,20 +127,26 @@ def wrap_handler(handler: grpc.RpcMethodHandler, gate: Gate, *, guard: bool = Fa
 class DoorInterceptor(grpc.aio.ServerInterceptor):
     """Refuses undecodable requests and fields over their limits (see the module doc)."""
 
+    def __init__(self) -> None:
+        self._memo = HandlerMemo()
+
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
         if handler is None or exempt(method):
             return handler
+        return self._memo.wrapped(handler, method, _guarded, method)
 
-        async def gate(request: Any, context: grpc.aio.ServicerContext) -> None:
-            try:
-                if request is MALFORMED:
-                    raise Refusal("INVALID_ARGUMENT", "undecodable request", field="(request)")
-                if isinstance(request, Message):  # a generic bytes handler has nothing to walk
-                    check(request)
-            except Refusal as refusal:
-                log.info("refused", method=method, code=refusal.code, **refusal.params)
-                await abort_refusal(context, refusal)
 
-        return wrap_handler(handler, gate, guard=True)
+def _guarded(handler: grpc.RpcMethodHandler, method: str) -> grpc.RpcMethodHandler:
+    async def gate(request: Any, context: grpc.aio.ServicerContext) -> None:
+        try:
+            if request is MALFORMED:
+                raise Refusal("INVALID_ARGUMENT", "undecodable request", field="(request)")
+            if isinstance(request, Message):  # a generic bytes handler has nothing to walk
+                check(request)
+        except Refusal as refusal:
+            log.info("refused", method=method, code=refusal.code, **refusal.params)
+            await abort_refusal(context, refusal)
+
+    return wrap_handler(handler, gate, guard=True)

@@ -27,6 +27,7 @@ from typing import Any
 import grpc
 
 from .door import abort_refusal, exempt, maybe_await
+from .handler_memo import HandlerMemo
 from .metrics import counter
 from .refused import Refusal
 
@@ -46,12 +47,16 @@ class InFlightLimit(grpc.aio.ServerInterceptor):
         self.limit = limit
         self.active = 0
         self.refused = 0
+        self._memo = HandlerMemo()
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         if (handler is None or self.limit <= 0 or exempt(handler_call_details.method)
                 or handler.request_streaming or handler.response_streaming):
             return handler
+        return self._memo.wrapped(handler, handler_call_details.method, self._limited)
+
+    def _limited(self, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         inner = handler.unary_unary
 
         async def limited(request: Any, context: grpc.aio.ServicerContext) -> Any:

@@ -31,6 +31,7 @@ import structlog
 
 from .config import RateLimitConfig
 from .door import abort_refusal, exempt, wrap_handler
+from .handler_memo import HandlerMemo
 from .identity import Verifier
 from .refusal import Refusal
 
@@ -88,6 +89,7 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):
         self.refused: Counter[str] = Counter()  # limit name → refusals (tests, metrics)
         self._clock = clock
         self._logged: dict[str, tuple[float, int]] = {}  # limit → (last line at, refusals then)
+        self._memo = HandlerMemo()
 
     def _player(self, context: grpc.aio.ServicerContext) -> str | None:
         if self.verifier is None:
@@ -153,6 +155,9 @@ class RateLimitInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None or exempt(handler_call_details.method):
             return handler
+        return self._memo.wrapped(handler, handler_call_details.method, self._gated)
+
+    def _gated(self, handler: grpc.RpcMethodHandler) -> grpc.RpcMethodHandler:
         streaming = handler.response_streaming
 
         async def gate(request: Any, context: grpc.aio.ServicerContext) -> None:

@@ -30,7 +30,8 @@ from hand.v1 import errors_pb2
 
 from .door import exempt
 from .metrics import FAST_BUCKETS, counter, gauge, histogram
-from .tracing import extract, start_span
+from .handler_memo import HandlerMemo
+from .tracing import enabled as tracing_enabled, extract, start_span
 
 __all__ = ["REQUESTS", "DURATION", "STREAMS_OPEN", "MetricsInterceptor", "transport_of"]
 
@@ -126,28 +127,31 @@ class MetricsInterceptor(grpc.aio.ServerInterceptor):
 
     def __init__(self) -> None:
         self._labels: dict[tuple[str, str], _Labels] = {}
+        self._memo = HandlerMemo()
 
     async def intercept_service(self, continuation, handler_call_details):
         handler = await continuation(handler_call_details)
         method = handler_call_details.method
         if handler is None or exempt(method) or handler.request_streaming:
             return handler
-        metadata = handler_call_details.invocation_metadata
-        key = (method, transport_of(metadata))
+        key = (method, transport_of(handler_call_details.invocation_metadata))
         labels = self._labels.get(key)
         if labels is None:
             labels = self._labels[key] = _Labels(*key)
-        return _measured(handler, labels, method, metadata)
+        return self._memo.wrapped(handler, key, _measured, labels, method)
 
 
-def _span(method: str, labels: _Labels, metadata: Any, current: bool) -> Any:
-    return start_span(method.lstrip("/"), context=extract(metadata), kind=SpanKind.SERVER,
+def _span(method: str, labels: _Labels, context: Any, current: bool) -> Any:
+    """The call's SERVER span (a child of the caller's ``traceparent``); a no-op while
+    tracing is off, without reading the call's metadata."""
+    if not tracing_enabled():
+        return start_span(method)
+    return start_span(method.lstrip("/"), context=extract(context.invocation_metadata()), kind=SpanKind.SERVER,
                       current=current, **{"rpc.system": "grpc", "rpc.service": labels.service,
                                           "rpc.method": labels.method, "hand.transport": labels.transport})
 
 
-def _measured(handler: grpc.RpcMethodHandler, labels: _Labels, method: str, metadata: Any
-              ) -> grpc.RpcMethodHandler:
+def _measured(handler: grpc.RpcMethodHandler, labels: _Labels, method: str) -> grpc.RpcMethodHandler:
     deserializer, serializer = handler.request_deserializer, handler.response_serializer
     if not handler.response_streaming:
         inner = handler.unary_unary
@@ -155,7 +159,7 @@ def _measured(handler: grpc.RpcMethodHandler, labels: _Labels, method: str, meta
         async def unary(request: Any, context: Any) -> Any:
             started, failure = time.perf_counter(), None
             try:
-                with _span(method, labels, metadata, True):
+                with _span(method, labels, context, True):
                     result = inner(request, context)
                     return await result if asyncio.iscoroutine(result) else result
             except BaseException as exc:
@@ -172,7 +176,7 @@ def _measured(handler: grpc.RpcMethodHandler, labels: _Labels, method: str, meta
         failure = None
         labels.streams.inc()
         try:
-            with _span(method, labels, metadata, False):
+            with _span(method, labels, context, False):
                 result = inner_stream(request, context)
                 if hasattr(result, "__aiter__"):
                     async for item in result:
