@@ -195,7 +195,6 @@ class ConsumerLoop:
         if batch and self.commit:
             await consumer.commit()
 
-
     async def _idle(self) -> None:
         try:
             async with asyncio.timeout(self.idle_s):

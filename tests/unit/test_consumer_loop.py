@@ -90,7 +90,8 @@ async def test_a_failed_poll_is_reported_and_the_loop_goes_on() -> None:
     assert [type(e) for e in errors] == [RuntimeError] and kafka.commits == 0
 
 
-async def test_before_poll_false_skips_the_poll() -> None:
+def _gated(idle_s: float = 0.01) -> tuple[ConsumerLoop, list[dict], asyncio.Event]:
+    """A loop whose ``before_poll`` lets it poll once ``ready`` is set; its batches in ``polls``."""
     polls: list[dict] = []
     ready = asyncio.Event()
 
@@ -101,6 +102,12 @@ async def test_before_poll_false_skips_the_poll() -> None:
         polls.append(batch)
 
     loop = loop_of([FakeConsumer([{TP("t", 0): ["a"]}])], handle=handle, before_poll=before)
+    loop.idle_s = idle_s
+    return loop, polls, ready
+
+
+async def test_before_poll_false_skips_the_poll() -> None:
+    loop, polls, ready = _gated()
     await loop.start()
     await asyncio.sleep(0.05)
     assert polls == []
@@ -110,17 +117,7 @@ async def test_before_poll_false_skips_the_poll() -> None:
 
 
 async def test_wake_ends_the_idle_wait_at_once() -> None:
-    polls: list[dict] = []
-    ready = asyncio.Event()
-
-    async def before(consumer) -> bool:
-        return ready.is_set()
-
-    async def handle(batch: dict) -> None:
-        polls.append(batch)
-
-    loop = loop_of([FakeConsumer([{TP("t", 0): ["a"]}])], handle=handle, before_poll=before)
-    loop.idle_s = 30.0  # without a wake the poll would wait this long
+    loop, polls, ready = _gated(idle_s=30.0)  # without a wake the poll would wait this long
     await loop.start()
     await asyncio.sleep(0.05)
     ready.set()
