@@ -51,6 +51,13 @@ LOG_FORMAT = EnvVar(
     choice(*LOG_FORMATS),
 )
 LOG_LEVEL = EnvVar("HAND_LOG_LEVEL", "info", "debug, info, warning, error or critical", choice(*LOG_LEVELS))
+LOG_CALL_CHOICES = ("all", "refused")
+LOG_CALLS = EnvVar(
+    "HAND_LOG_CALLS", "all",
+    "the one `rpc` line per call at info: for every call (all), or only for calls that did not "
+    "end OK (refused; an OK call's line is at debug)",
+    choice(*LOG_CALL_CHOICES),
+)
 EVENT_LOOPS = ("uvloop", "asyncio")
 EVENT_LOOP = EnvVar(
     "HAND_EVENT_LOOP", "uvloop",
@@ -172,6 +179,7 @@ class LogConfig:
 
     format: str = setting(LOG_FORMAT)
     level: str = setting(LOG_LEVEL)
+    calls: str = setting(LOG_CALLS)
     event_loop: str = setting(EVENT_LOOP)
     gc_sweep_s: float = setting(GC_SWEEP_S)
 

@@ -109,12 +109,17 @@ def _shared_processors() -> list[Processor]:
     ]
 
 
+#: whether a call that ended OK logs its ``rpc`` line at info (``HAND_LOG_CALLS``; hand_common.rpc)
+CALLS = {"ok_at_info": True}
+
+
 def configure_logging(config: LogConfig, stream: TextIO | None = None) -> None:
     """Configure structlog and the standard ``logging`` root for this process.
 
     ``stream`` defaults to ``sys.stderr``. Calling it again replaces the
     previous configuration (tests do this).
     """
+    CALLS["ok_at_info"] = config.calls == "all"
     stream = sys.stderr if stream is None else stream
     level = _LEVELS[config.level]
     as_json = renders_json(config, stream)

@@ -142,3 +142,46 @@ def test_game_context_restores_outer_values() -> None:
 def test_seat_zero_is_bound_not_dropped() -> None:
     bind_game(seat=0)
     assert structlog.contextvars.get_contextvars() == {"seat": 0}
+
+
+class _Context:
+    def invocation_metadata(self):
+        return ()
+
+    async def abort(self, code, details, trailing_metadata=()):
+        raise RuntimeError("aborted")
+
+
+@pytest.mark.parametrize("calls,logged", [("all", ["OK", "NOT_YOURS"]), ("refused", ["NOT_YOURS"])])
+def test_hand_log_calls_keeps_an_ok_calls_line_at_debug(calls: str, logged: list[str]) -> None:
+    """``HAND_LOG_CALLS=refused``: a call that ended OK logs its ``rpc`` line at debug, every
+    other call at info; ``all`` (the default): every call at info."""
+    import asyncio
+
+    import grpc
+
+    from hand_common.rpc import Refused, plain_status, rpc
+
+    stream = io.StringIO()
+    configure_logging(LogConfig(format="json", calls=calls), stream)
+    log = structlog.get_logger("test")
+
+    def refuse(exc, lang):
+        return Refused("NOT_YOURS", plain_status(grpc.StatusCode.PERMISSION_DENIED, "no"))
+
+    class Servicer:
+        @rpc(log, refuse=refuse)
+        async def Act(self, request, context):
+            if request == "bad":
+                raise ValueError("refused")
+            return "done"
+
+    async def calls_made() -> None:
+        assert await Servicer().Act("good", _Context()) == "done"
+        with pytest.raises(RuntimeError):
+            await Servicer().Act("bad", _Context())
+
+    asyncio.run(calls_made())
+    lines = [line for line in _json_lines(stream) if line["event"] == "rpc"]
+    assert [line["code"] for line in lines] == logged and all(line["level"] == "info" for line in lines)
+    configure_logging(LogConfig(format="json"), io.StringIO())
