@@ -141,7 +141,8 @@ def configure_logging(config: LogConfig, stream: TextIO | None = None) -> None:
         ],
         wrapper_class=structlog.make_filtering_bound_logger(level),
         context_class=dict,
-        logger_factory=structlog.PrintLoggerFactory(file=stream),
+        # one write a line (PrintLogger writes the line and its newline apart: two syscalls on stderr)
+        logger_factory=structlog.WriteLoggerFactory(file=stream),
         # Not cached: structlog.testing.capture_logs() must see loggers that
         # modules created at import time.
         cache_logger_on_first_use=False,
