@@ -209,3 +209,26 @@ async def test_a_late_commit_of_a_previous_owner_reaches_the_new_owners_streams(
     with pytest.raises(grpc.aio.AioRpcError):  # a move made from the stale view
         await mover.act(discard)
     await wait_for(lambda: seq_of(seat_w.latest) >= head and seq_of(w.latest) >= head, 10)
+
+
+async def test_a_forwarded_act_is_answered_though_the_replies_partition_sat_paused(pair) -> None:
+    """a fetches its replies partition only while a reply is awaited (hand_room/bus.py): idle,
+    the partition is paused; an Act that already followed a redirect is sent by a through the
+    broker to b, answered (the move is made once) and the partition is paused again."""
+    room_id, w, mover, seat_w, discard, head = await a_move_ready(pair.stub_b)  # owned by b
+    bus = pair.a.instance.bus
+
+    def paused() -> bool:
+        consumer = bus._replies.consumer if bus._replies is not None else None
+        return consumer is not None and bus._replies_tp in consumer.paused()
+
+    await wait_for(paused, 10)
+    via_a = Player(pair.stub_a, room_id, mover.token, mover.seat, mover.options, metadata=REDIRECTED)
+    answer = await asyncio.wait_for(via_a.act(discard, action_id="fwd-1"), 10)
+    assert answer.first_seq == head and not answer.duplicate
+    again = await via_a.act(discard, action_id="fwd-1")  # retried: the same move, not a second one
+    assert again.duplicate and again.first_seq == head
+    await wait_for(lambda: seq_of(w.latest) >= answer.last_seq, 10)
+    await wait_for(paused, 10)
+    await w.close()
+    await seat_w.close()
