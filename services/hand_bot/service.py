@@ -22,6 +22,7 @@ from hand_engine import options_to_dict
 from hand_engine import PERSPECTIVE_FORMAT as FORMAT
 from hand_engine import view_to_json
 from hand_infra.broker_port import BrokerPort, kafka_or
+from hand_infra.client_start import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.kafka_metrics import LagProbe
 from hand_infra.kafka_trace import consume_span, headers
@@ -89,8 +90,9 @@ class BotService:
         self._lag = LagProbe(group_id)
 
     async def start(self) -> None:
-        self._producer = self.broker.producer(self.settings)
-        await self._producer.start()
+        producer = self.broker.producer(self.settings)
+        await start_client(producer)  # not kept if it fails: closed when its start ends
+        self._producer = producer
         await self.consumer.start()
 
     async def stop(self) -> None:

@@ -31,6 +31,7 @@ from typing import Any, Protocol
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
+from hand_infra.client_start import start_client
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 
@@ -92,8 +93,8 @@ class KafkaBroker:
 
     async def list_topics(self) -> set[str]:
         admin = AIOKafkaAdminClient(**self.settings.admin_kwargs(), request_timeout_ms=3000)
+        await start_client(admin, 3)  # a start given up on closes the client when it ends
         try:
-            await asyncio.wait_for(admin.start(), 3)
             return set(await asyncio.wait_for(admin.list_topics(), 3))
         finally:
             with contextlib.suppress(Exception):

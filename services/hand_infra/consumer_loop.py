@@ -49,6 +49,7 @@ from aiokafka.protocol.group import LeaveGroupRequest
 
 from .broker_port import BrokerPort, kafka_or
 from .broker_watch import PastEndCheck, retire_consumer, stop_in_background
+from .client_start import start_client
 from .settings import KafkaSettings
 
 __all__ = ["ConsumerLoop"]
@@ -115,7 +116,7 @@ class ConsumerLoop:
         if self.topics:
             self._listener = _Listener(self)
             consumer.subscribe(self.topics, listener=self._listener)
-        await consumer.start()
+        await start_client(consumer)
         self.consumer = consumer
         if self.setup is not None:
             await self.setup(consumer)

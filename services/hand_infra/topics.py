@@ -21,6 +21,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.errors import KafkaError, for_code
 from aiokafka.partitioner import murmur2
 
+from hand_infra.client_start import start_client
 from hand_infra.settings import KafkaSettings
 
 log = structlog.get_logger("hand_infra.topics")
@@ -80,7 +81,7 @@ async def ensure_topics(
     names = list(dict.fromkeys(names))
     count = partitions or settings.partitions
     admin = AIOKafkaAdminClient(**settings.admin_kwargs())
-    await admin.start()
+    await start_client(admin)
     try:
         existing = set(await admin.list_topics())
         missing = [n for n in names if n not in existing]
@@ -158,7 +159,7 @@ async def topic_partitions(settings: KafkaSettings, name: str) -> int:
     one needs no such guarantee).
     """
     admin = AIOKafkaAdminClient(**settings.admin_kwargs())
-    await admin.start()
+    await start_client(admin)
     try:
         if name not in await admin.list_topics():
             return 0

@@ -28,6 +28,7 @@ from aiokafka.errors import KafkaError
 
 from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
+from hand_infra.client_start import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra import kafka_trace
 from hand_infra.settings import KafkaSettings
@@ -81,8 +82,9 @@ class Bus:
         self._pending: dict[str, asyncio.Future] = {}
 
     async def start(self) -> None:
-        self._producer = self.broker.producer(self.settings)
-        await self._producer.start()
+        producer = self.broker.producer(self.settings)
+        await start_client(producer)  # not kept if it fails: closed when its start ends
+        self._producer = producer
         await self._start_consumers()
 
     async def reconnect(self) -> None:

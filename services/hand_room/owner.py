@@ -26,6 +26,7 @@ from aiokafka import AIOKafkaProducer
 
 from hand_common import tracing
 from hand_infra.broker_port import BrokerPort, kafka_or
+from hand_infra.client_start import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay
@@ -108,8 +109,9 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
-        self._producer = self.broker.producer(self.settings)
-        await self._producer.start()
+        producer = self.broker.producer(self.settings)
+        await start_client(producer)  # not kept if it fails: closed when its start ends
+        self._producer = producer
         self.commands.producer = self._producer  # its replies to forwarded commands
         await self.consumer.start()
         parts = self.consumer.partitions_for(self.t_commands)

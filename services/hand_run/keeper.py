@@ -34,6 +34,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from hand_infra import _proc
 from hand_infra.broker import TansuBroker
 from hand_infra.broker_watch import cancel_task
+from hand_infra.client_start import start_client
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 
@@ -44,7 +45,7 @@ async def reset_topics(settings: KafkaSettings, names=PROJECT_TOPICS) -> list[st
     """Delete the topics of ``names`` whose partition count is not ``settings.partitions``,
     then create every missing one; return those deleted. Embedded broker only."""
     admin = AIOKafkaAdminClient(**settings.admin_kwargs())
-    await admin.start()
+    await start_client(admin)
     try:
         existing = set(await admin.list_topics())
         wrong = []
