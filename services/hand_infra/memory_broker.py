@@ -214,6 +214,37 @@ class MemoryProducer:
                             headers: Any = None) -> RecordMetadata:
         return await (await self.send(topic, value, key, partition, timestamp_ms, headers))
 
+    async def partitions_for(self, topic: str) -> set[int]:
+        self.broker.check()
+        logs = self.broker.topics.get(topic)
+        if not logs:
+            raise KafkaTimeoutError(f"no topic {topic!r}")
+        return set(range(len(logs)))
+
+    def create_batch(self) -> "MemoryBatch":
+        return MemoryBatch()
+
+    async def send_batch(self, batch: "MemoryBatch", topic: str, *, partition: int) -> asyncio.Future:
+        """Every record of ``batch`` appended to ``partition`` in order, acked at once."""
+        if not self.started:
+            raise KafkaConnectionError("producer not started")
+        metas = [self.broker.append(topic, key, value, headers, partition) for key, value, headers in batch.records]
+        future = asyncio.get_running_loop().create_future()
+        future.set_result(metas[0] if metas else None)
+        return future
+
+
+class MemoryBatch:
+    """aiokafka's ``BatchBuilder`` as the port uses it: records appended, then sent whole."""
+
+    def __init__(self) -> None:
+        self.records: list[tuple[bytes | None, bytes | None, Any]] = []
+
+    def append(self, *, timestamp: float | None, key: bytes | None, value: bytes | None,
+               headers: Any = None) -> object:
+        self.records.append((key, value, headers))
+        return self
+
 
 class _Group:
     """A consumer group: members, the current generation's assignment, committed offsets."""

@@ -19,9 +19,9 @@ from hand_infra._proc import ProcessStartError, port_is_free, stop_process
 from hand_infra.broker import TansuBroker, kafka_broker
 from hand_infra.eventstore import EventStore
 from hand_infra.dedupe import Deduper
-from hand_infra.outbox import OutboxEntry, OutboxRelay
+from hand_infra.outbox import OutboxEntry, OutboxRelay, as_stored
 from hand_infra.settings import KafkaSettings
-from hand_infra.topics import PROJECT_TOPICS, ensure_topics, topic_partitions
+from hand_infra.topics import PROJECT_TOPICS, ensure_topics, partition_of, topic_partitions
 
 
 def envelope(entry: OutboxEntry) -> bytes:
@@ -259,3 +259,72 @@ async def test_rows_published_directly_and_acked_are_not_read_back_by_the_pollin
     deduper: Deduper[dict] = Deduper()
     raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
     assert len(raw) == total and deduper.duplicates == 0
+
+
+async def test_a_direct_publish_sends_one_batch_a_partition_each_record_where_its_key_goes(
+    broker: KafkaSettings, unique: str
+) -> None:
+    topic, public = f"events.{unique}", f"public.{unique}"
+    await ensure_topics(broker, [topic, public], partitions=4)
+    rooms = [f"room-{unique}-{i}" for i in range(6)]
+    big = bytes(6000)  # three of a room's records overflow aiokafka's 16 KB batch: split, in order
+    items = [(room, seq, [b(dict(room=room, seq=seq)) + (big if i == 0 else b""), b(dict(seq=seq))])
+             for i, room in enumerate(rooms) for seq in range(1, 5)]
+    calls: list[tuple[str, str]] = []
+
+    class Counting:
+        """The relay's producer, counting what it is asked to send."""
+
+        def __init__(self, inner: Any) -> None:
+            self.inner = inner
+
+        def __getattr__(self, name: str) -> Any:
+            return getattr(self.inner, name)
+
+        async def send(self, topic: str, **kwargs: Any) -> Any:
+            calls.append(("send", topic))
+            return await self.inner.send(topic, **kwargs)
+
+        async def send_batch(self, batch: Any, topic: str, *, partition: int) -> Any:
+            calls.append(("batch", topic))
+            return await self.inner.send_batch(batch, topic, partition=partition)
+
+    class Unstored:
+        """No outbox behind this relay: it only publishes directly (and marks nothing)."""
+
+        async def mark_published_at(self, keys: Any) -> None:
+            return None
+
+    relay = OutboxRelay(Unstored(), broker, topic=topic,  # type: ignore[arg-type]
+                        routes=[(topic, as_stored), (public, as_stored)])
+    await relay.start(run=False)
+    relay._producer = Counting(relay._producer)  # type: ignore[assignment]
+    try:
+        relay.publish_direct(items)
+        deadline = time.monotonic() + 10
+        while relay.published < len(items):
+            assert time.monotonic() < deadline, relay.published
+            await asyncio.sleep(0.01)
+    finally:
+        relay._producer = relay._producer.inner  # type: ignore[attr-defined]
+        await relay.stop()
+    partitions = {name: {partition_of(room, 4) for room in rooms} for name in (topic, public)}
+    # one batch per partition of each topic, and one more for each overflow of the big room's
+    assert [c for c in calls if c[0] == "send"] == []
+    assert len(calls) == len(partitions[topic]) + len(partitions[public]) + 1
+    for name, index in ((topic, 0), (public, 1)):
+        consumer = AIOKafkaConsumer(name, **broker.consumer_kwargs(f"g-{unique}-{name}"))
+        await consumer.start()
+        seen: dict[str, list[bytes]] = {}
+        try:
+            deadline = time.monotonic() + 10
+            while sum(map(len, seen.values())) < len(items):
+                assert time.monotonic() < deadline
+                for messages in (await consumer.getmany(timeout_ms=100)).values():
+                    for m in messages:
+                        room = m.key.decode()
+                        assert m.partition == partition_of(room, 4)  # where Kafka's default partitioner puts it
+                        seen.setdefault(room, []).append(m.value)
+        finally:
+            await consumer.stop()
+        assert seen == {room: [values[index] for r, _, values in items if r == room] for room in rooms}

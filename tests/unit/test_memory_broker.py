@@ -62,6 +62,22 @@ async def test_records_go_to_the_partition_of_their_key_with_offsets() -> None:
         await producer.send("missing", key=b"k", value=b"v")
 
 
+async def test_a_batch_goes_whole_to_its_partition_in_order_as_aiokafkas_send_batch() -> None:
+    broker = MemoryBroker()
+    await broker.ensure_topics(SETTINGS, [T])
+    producer = broker.producer(SETTINGS)
+    await producer.start()
+    assert await producer.partitions_for(T) == {0, 1, 2, 3}
+    batch = producer.create_batch()
+    for i in range(3):
+        assert batch.append(key=b"room-7", value=f"v{i}".encode(), timestamp=None, headers=[("h", b"x")]) is not None
+    meta = await (await producer.send_batch(batch, T, partition=2))
+    assert meta.partition == 2
+    assert [(r.value, r.headers) for r in broker.records(T, 2)] == [(f"v{i}".encode(), (("h", b"x"),)) for i in range(3)]
+    with pytest.raises(KafkaTimeoutError):  # no call creates a topic
+        await producer.partitions_for("missing")
+
+
 async def test_a_group_splits_the_partitions_and_rebalances_when_a_member_joins_and_leaves() -> None:
     broker = MemoryBroker()
     await broker.ensure_topics(SETTINGS, [T])
