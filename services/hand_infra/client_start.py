@@ -3,12 +3,12 @@
 aiokafka's bootstrap opens a connection of its own, asks it for the cluster's
 metadata and closes it — except when the wait for that answer is cancelled: the
 connection is then left open until the garbage collector finds it (an
-``Unclosed AIOKafkaConnection`` ResourceWarning, which pytest reports as an error:
-one ``make test`` run in six failed on such a warning, its source not caught in
-the act — this is the leak a test reproduces). A start is cancelled whenever its caller gives up: a
-``wait_for`` bound, a broker watch stopped while it lists topics, a recovery
-callback past its time. And an admin client whose start fails half-way keeps
-the connections it made. :func:`start_client` therefore lets the start itself
+``Unclosed AIOKafkaConnection`` ResourceWarning, an error under pytest: one
+``make test`` run in six failed on such a warning, its source not caught in the
+act; this is the leak path ``test_client_start.py`` reproduces). A start is
+cancelled whenever its caller gives up: a ``wait_for`` bound, a broker watch
+stopped while it lists topics, a recovery callback past its time. And an admin
+client whose start fails half-way keeps the connections it made. :func:`start_client` therefore lets the start itself
 run to its end (aiokafka bounds it with its request timeout) while the caller
 stops waiting, and closes the client when a start the caller did not see through
 has ended — the caller gets its cancellation or its error at once, as before.
