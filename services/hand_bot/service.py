@@ -90,9 +90,7 @@ class BotService:
         self._lag = LagProbe(group_id)
 
     async def start(self) -> None:
-        producer = self.broker.producer(self.settings)
-        await start_client(producer)  # not kept if it fails: closed when its start ends
-        self._producer = producer
+        self._producer = await start_client(self.broker.producer(self.settings))  # kept once started
         await self.consumer.start()
 
     async def stop(self) -> None:

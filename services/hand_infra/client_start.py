@@ -18,23 +18,27 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from typing import Any
+from typing import Any, TypeVar
 
 __all__ = ["start_client"]
+
+T = TypeVar("T")
 
 _closing: set[asyncio.Task] = set()  # closes under way (a task nobody holds may be collected)
 
 
-async def start_client(client: Any, timeout_s: float | None = None) -> None:
-    """``await client.start()``, within ``timeout_s`` if given (TimeoutError past it). A start
-    the caller abandons (cancelled, timed out) or that fails is left to end and the client
-    is then closed (``stop()``, or ``close()`` for an admin client) in the background."""
-    start = asyncio.ensure_future(client.start())
+async def start_client(client: T, timeout_s: float | None = None) -> T:
+    """``await client.start()``, within ``timeout_s`` if given (TimeoutError past it); the
+    client, started. A start the caller abandons (cancelled, timed out) or that fails is
+    left to end and the client is then closed (``stop()``, or ``close()`` for an admin
+    client) in the background — so keep the client only from what this returns."""
+    start = asyncio.ensure_future(client.start())  # type: ignore[attr-defined]
     try:
         await asyncio.wait_for(asyncio.shield(start), timeout_s)
     except BaseException:
         start.add_done_callback(lambda _: _close_soon(client, start))
         raise
+    return client
 
 
 def _close_soon(client: Any, start: asyncio.Future) -> None:

@@ -94,9 +94,7 @@ class OutboxRelay:
 
     async def start(self, run: bool = True) -> None:
         """Start the producer and, if ``run``, the relay loop."""
-        producer = self.broker.producer(self.settings)
-        await start_client(producer)  # not kept if it fails: closed when its start ends
-        self._producer = producer
+        self._producer = await start_client(self.broker.producer(self.settings))  # kept once started
         self._marked_at = asyncio.get_running_loop().time()
         if run:
             self._task = asyncio.create_task(self._loop(), name="outbox-relay")

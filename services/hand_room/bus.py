@@ -82,9 +82,7 @@ class Bus:
         self._pending: dict[str, asyncio.Future] = {}
 
     async def start(self) -> None:
-        producer = self.broker.producer(self.settings)
-        await start_client(producer)  # not kept if it fails: closed when its start ends
-        self._producer = producer
+        self._producer = await start_client(self.broker.producer(self.settings))  # kept once started
         await self._start_consumers()
 
     async def reconnect(self) -> None:

@@ -109,9 +109,7 @@ class RoomOwner:
 
     # ---------------------------------------------------------------- lifecycle
     async def start(self) -> None:
-        producer = self.broker.producer(self.settings)
-        await start_client(producer)  # not kept if it fails: closed when its start ends
-        self._producer = producer
+        self._producer = await start_client(self.broker.producer(self.settings))  # kept once started
         self.commands.producer = self._producer  # its replies to forwarded commands
         await self.consumer.start()
         parts = self.consumer.partitions_for(self.t_commands)
