@@ -32,7 +32,8 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     HAND_RULES_HOST=0.0.0.0 \
-    HAND_ROOM_HOST=0.0.0.0
+    HAND_ROOM_HOST=0.0.0.0 \
+    GRPC_EXPERIMENTS=-event_engine_listener,-event_engine_for_all_other_endpoints
 RUN groupadd --system --gid 10001 hand \
  && useradd --system --uid 10001 --gid hand --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin hand
 COPY --from=deps /opt/venv /opt/venv

@@ -6,6 +6,9 @@ SHELL := bash
 MAKEFLAGS += --no-print-directory
 
 PYTHON ?= python3
+# grpc core's I/O on the completion queue's poller for every service this Makefile starts
+# (read when grpc is imported; hand_common/grpc_core.py, decision 0044); yours wins
+export GRPC_EXPERIMENTS ?= -event_engine_listener,-event_engine_for_all_other_endpoints
 VENV   := .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed

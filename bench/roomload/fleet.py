@@ -16,6 +16,7 @@ import urllib.request
 import uuid
 from pathlib import Path
 
+from hand_common.grpc_core import child_env
 from hand_infra import _proc
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ensure_topics
@@ -53,7 +54,7 @@ class Fleet:
         await self.broker.start()
         kafka = KafkaSettings(bootstrap_servers=self.broker.bootstrap_servers, partitions=PARTITIONS)
         await ensure_topics(kafka)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
+        env = {**child_env(), "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
                "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": "info", "HAND_SHUTDOWN_GRACE_S": "1",
                # every simulated player comes from this one address: per-peer limits off
                "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0", "HAND_RATE_PLAYER_PER_S": "0",

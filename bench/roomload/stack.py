@@ -12,6 +12,7 @@ import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from hand_common.grpc_core import child_env
 from hand_infra import _proc
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import ensure_topics
@@ -63,7 +64,7 @@ class Stack:
         await self.broker.start()
         self.kafka = KafkaSettings(bootstrap_servers=self.broker.bootstrap_servers, partitions=PARTITIONS)
         await ensure_topics(self.kafka)
-        env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
+        env = {**child_env(), "PYTHONPATH": os.pathsep.join([str(ROOT / "services"), str(ROOT / "gen")]),
                "HAND_LOG_FORMAT": "json", "HAND_LOG_LEVEL": self.cfg.log_level, "HAND_SHUTDOWN_GRACE_S": "1",
                # every simulated player comes from this one address: per-peer limits off
                "HAND_RATE_PEER_PER_S": "0", "HAND_STREAMS_PER_PEER": "0",

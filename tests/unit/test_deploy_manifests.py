@@ -553,3 +553,16 @@ def test_readiness_probes_ask_for_the_service_and_liveness_for_the_process() -> 
             container = workload["spec"]["template"]["spec"]["containers"][0]
             assert container["readinessProbe"]["grpc"].get("service") == service, stem
             assert "service" not in container["livenessProbe"]["grpc"], stem
+
+
+def test_every_launcher_runs_grpc_core_with_the_services_experiments() -> None:
+    """grpc reads GRPC_EXPERIMENTS when it is imported, so the launchers set it: the image
+    (compose, Kubernetes), the Makefile (make run, test, bench), the benches' harnesses."""
+    from hand_common.grpc_core import GRPC_EXPERIMENTS, child_env
+
+    assert re.search(rf"^\s*GRPC_EXPERIMENTS={re.escape(GRPC_EXPERIMENTS)}\s*$",
+                     DOCKERFILE.read_text(), re.M)
+    assert re.search(rf"^export GRPC_EXPERIMENTS \?= {re.escape(GRPC_EXPERIMENTS)}$",
+                     (ROOT / "Makefile").read_text(), re.M)
+    assert child_env({"A": "1"}) == {"A": "1", "GRPC_EXPERIMENTS": GRPC_EXPERIMENTS}
+    assert child_env({"GRPC_EXPERIMENTS": ""})["GRPC_EXPERIMENTS"] == ""  # an operator's own wins
