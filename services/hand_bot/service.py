@@ -22,7 +22,7 @@ from hand_engine import options_to_dict
 from hand_engine import PERSPECTIVE_FORMAT as FORMAT
 from hand_engine import view_to_json
 from hand_infra.broker_port import BrokerPort, kafka_or
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.kafka_metrics import LagProbe
 from hand_infra.kafka_trace import consume_span, headers

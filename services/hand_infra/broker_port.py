@@ -31,7 +31,7 @@ from typing import Any, Protocol
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 

@@ -38,6 +38,7 @@ from collections.abc import Awaitable, Callable, Iterable
 import structlog
 
 from hand_infra.broker_port import BrokerPort, kafka_or
+from hand_infra.client_lifecycle import stop_in_background
 from hand_infra.kafka_metrics import BROKER_RECOVERIES, BROKER_UP
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, TopicPartitionsError
@@ -58,16 +59,6 @@ async def cancel_task(task: asyncio.Task | None, again_after_s: float = 1.0) -> 
     if task is not None and not task.cancelled():
         with contextlib.suppress(asyncio.CancelledError):
             task.result()  # an error the loop ended with is raised, as awaiting it did
-
-
-def stop_in_background(client) -> None:
-    """Stop an old Kafka client without waiting for it (its broker may be gone: leaving a
-    group or flushing can take seconds). Errors are dropped: it is being replaced."""
-    async def stop() -> None:
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(client.stop(), 10)
-
-    asyncio.ensure_future(stop())
 
 
 async def retire_consumer(task: asyncio.Task | None, listener, consumer, wait_s: float = 2.0) -> None:

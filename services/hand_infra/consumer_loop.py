@@ -48,8 +48,8 @@ from aiokafka.client import ConnectionGroup
 from aiokafka.protocol.group import LeaveGroupRequest
 
 from .broker_port import BrokerPort, kafka_or
-from .broker_watch import PastEndCheck, retire_consumer, stop_in_background
-from .client_start import start_client
+from .broker_watch import PastEndCheck, retire_consumer
+from .client_lifecycle import start_client, stop_in_background
 from .settings import KafkaSettings
 
 __all__ = ["ConsumerLoop"]

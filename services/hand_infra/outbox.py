@@ -41,7 +41,7 @@ from aiokafka import AIOKafkaProducer
 
 from hand_infra import kafka_trace
 from hand_infra.broker_port import BrokerPort, kafka_or
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.eventstore import EventStore, OutboxEntry
 from hand_infra.kafka_metrics import OUTBOX_BACKLOG, OUTBOX_PUBLISHED, OUTBOX_RELAY_LAG, produced
 from hand_infra.settings import KafkaSettings

@@ -21,7 +21,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewPartitions, NewTopic
 from aiokafka.errors import KafkaError, for_code
 from aiokafka.partitioner import murmur2
 
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.settings import KafkaSettings
 
 log = structlog.get_logger("hand_infra.topics")

@@ -28,7 +28,7 @@ from aiokafka.errors import KafkaError
 
 from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra import kafka_trace
 from hand_infra.settings import KafkaSettings

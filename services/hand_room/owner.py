@@ -26,7 +26,7 @@ from aiokafka import AIOKafkaProducer
 
 from hand_common import tracing
 from hand_infra.broker_port import BrokerPort, kafka_or
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.consumer_loop import ConsumerLoop
 from hand_infra.eventstore import EventStore
 from hand_infra.outbox import OutboxRelay

@@ -34,7 +34,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 from hand_infra import _proc
 from hand_infra.broker import TansuBroker
 from hand_infra.broker_watch import cancel_task
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics
 

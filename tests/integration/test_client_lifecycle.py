@@ -2,8 +2,9 @@
 
 aiokafka's bootstrap connection stays open when the wait for its metadata answer
 is cancelled (an ``Unclosed AIOKafkaConnection`` ResourceWarning failed one
-``make test`` run in six; this is the leak path found for it). A proxy that never forwards the metadata request holds
-the bootstrap at exactly that wait, on an open connection.
+``make test`` run in six; this is the leak path found for it). A proxy that never
+forwards the metadata request holds the bootstrap at exactly that wait, on an open
+connection.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import warnings
 from aiokafka import AIOKafkaProducer
 
 from hand_infra.broker_port import KafkaBroker
-from hand_infra.client_start import start_client
+from hand_infra.client_lifecycle import start_client
 from hand_infra.settings import KafkaSettings
 
 
