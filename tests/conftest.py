@@ -2,11 +2,29 @@
 
 import os
 
+import structlog
+
 # The tests' processes start PostgreSQL and the broker with subprocess (fork + exec)
 # while gRPC servers and channels run on other threads. gRPC's fork handlers are only
 # for a fork that goes on without exec; in a forked child they can crash it before its
 # exec (seen once: a segfault in the child of TempPostgres.restart, test_chaos_dependencies).
 os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+
+
+def _plain_tracebacks() -> None:
+    """The services the tests start in this process (the ledger, rooms) log through structlog's
+    default configuration, whose renderer draws an exception with rich and every frame's locals:
+    1.6 s for one SQLAlchemy error on an idle machine, several on a loaded one, with the event
+    loop — the services' and the tests' timing clients' — stopped meanwhile (a refused Act timed
+    at 4.97 s while PostgreSQL restarted, CI 2026-12-07). The services' own processes render
+    plain tracebacks (hand_common.logging); so does this one."""
+    processors = [structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)
+                  if isinstance(p, structlog.dev.ConsoleRenderer) else p
+                  for p in structlog.get_config()["processors"]]
+    structlog.configure(processors=processors)
+
+
+_plain_tracebacks()
 
 
 #: Modules whose tests take a minute or so each (whole stacks, browsers, several instances):

@@ -31,11 +31,22 @@ STORE_ERRORS = (DBAPIError, OSError, TimeoutError)
 """What a statement raises when the database (or the way to it) failed."""
 
 
+#: SQLSTATEs of a server that is there but will not serve now: 57P01 admin shutdown, 57P02 crash
+#: shutdown, 57P03 cannot connect now (starting up, in recovery: "the database system is not yet
+#: accepting connections"), 53300 too many connections; and class 08, connection exceptions.
+#: SQLAlchemy's asyncpg dialect raises them as a plain ``DBAPIError``, not ``OperationalError``.
+UNAVAILABLE_SQLSTATES = frozenset({"57P01", "57P02", "57P03", "53300"})
+
+
 def unreachable(exc: BaseException) -> bool:
-    """The database could not be reached, or the connection broke (a retry may work)."""
+    """The database could not be reached, or the connection broke, or the server is not
+    serving yet (a retry may work)."""
     if isinstance(exc, (OSError, TimeoutError, InterfaceError, OperationalError)):
         return True
-    return isinstance(exc, DBAPIError) and bool(exc.connection_invalidated)
+    if not isinstance(exc, DBAPIError):
+        return False
+    state = getattr(exc.orig, "sqlstate", None) or ""
+    return bool(exc.connection_invalidated) or state in UNAVAILABLE_SQLSTATES or state.startswith("08")
 
 
 def store_refusal(exc: BaseException, retry_after_ms: int = 1000) -> Refusal | None:

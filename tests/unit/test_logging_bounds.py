@@ -19,9 +19,9 @@ SEAT_TOKEN = "Zq3xSeatTokenThatMustNeverBeLogged0"
 @pytest.fixture(autouse=True)
 def _restore_logging() -> Iterator[None]:
     root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+    handlers, level, config = list(root.handlers), root.level, structlog.get_config()
     yield
-    structlog.reset_defaults()
+    structlog.configure(**config)  # as found (tests/conftest.py's plain tracebacks)
     root.handlers[:] = handlers
     root.setLevel(level)
 

@@ -24,11 +24,11 @@ class _Tty(io.StringIO):
 def _restore_logging() -> Iterator[None]:
     """Each test configures logging; put structlog and the root logger back afterwards."""
     root = logging.getLogger()
-    handlers, level = list(root.handlers), root.level
+    handlers, level, config = list(root.handlers), root.level, structlog.get_config()
     structlog.contextvars.clear_contextvars()
     yield
     structlog.contextvars.clear_contextvars()
-    structlog.reset_defaults()
+    structlog.configure(**config)  # as found (tests/conftest.py's plain tracebacks)
     root.handlers[:] = handlers
     root.setLevel(level)
 
