@@ -143,6 +143,17 @@ class CommandPath:
         finally:
             self._futures.pop(cmd.command_id, None)
 
+    async def drain(self, within_s: float) -> None:
+        """Let the in-process pass under way end — its commits answered — before the store
+        closes: at most ``within_s`` s, then it is cancelled (its callers retry elsewhere)."""
+        flusher = self._flusher
+        if flusher is None or flusher.done():
+            return
+        done, _ = await asyncio.wait({flusher}, timeout=within_s)
+        if not done:
+            flusher.cancel()
+            await asyncio.wait({flusher}, timeout=1.0)
+
     async def _flush(self) -> None:
         await asyncio.sleep(0)  # let the submits of this loop iteration join
         while self._waiting:

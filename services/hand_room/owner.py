@@ -25,6 +25,7 @@ import structlog
 from aiokafka import AIOKafkaProducer
 
 from hand_common import tracing
+from hand_common.background import Background
 from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.client_lifecycle import start_client
 from hand_infra.consumer_loop import ConsumerLoop
@@ -96,7 +97,7 @@ class RoomOwner:
         self._replace_owned = False  # the first assignment after a reconnect replaces `owned`
         self.watch = watch  # a hand_infra.broker_watch.BrokerWatch: outages
         self._producer: AIOKafkaProducer | None = None
-        self._rearming: set[asyncio.Task] = set()  # _rearm of each assignment, while it reads
+        self._rearming = Background("owner_rearm")  # _rearm of each assignment, while it reads
         self._sweeper: asyncio.Task | None = None
         self.loop_lag = LoopLag(idle_tick_s=IDLE_TICK_S)  # admission's view of the queues before the handlers
         self.admission = admission
@@ -160,10 +161,10 @@ class RoomOwner:
         await self.loop_lag.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
-        for task in list(self._rearming):
-            task.cancel()
+        await self._rearming.stop()
         await self.consumer.stop()
-        self.timers.stop()
+        await self.timers.stop()
+        await self.commands.drain(2 * self.store_timeout_s)
         if self.owned:  # no timer or presence count of a room it no longer holds; cached copies in doubt
             self._revoke(set(self.owned))
         producer, self._producer = self._producer, None
@@ -215,9 +216,7 @@ class RoomOwner:
         self.in_group = True
         self.version += 1
         log.info("partitions_assigned", partitions=sorted(parts), gained=len(gained))
-        task = asyncio.create_task(self._rearm(parts), name="room-rearm")
-        self._rearming.add(task)
-        task.add_done_callback(self._rearming.discard)
+        self._rearming.spawn(self._rearm(parts))
 
     async def _rearm(self, parts: set[int]) -> None:
         """The turn timers of the held partitions' rooms, read from the store in the

@@ -13,6 +13,7 @@ import time
 
 import structlog
 
+from hand_common.background import Background
 from hand_infra.sqlstore import log_failure
 
 from hand_table import MoveMade, Room, RoundDealt, Command, TurnTimeout
@@ -37,6 +38,7 @@ class TurnTimers:
         self._timers: dict[str, asyncio.TimerHandle] = {}
         self._bot_asked: dict[str, tuple] = {}
         self._reading: set[str] = set()  # rooms being read back from the store (one each)
+        self._tasks = Background("turn_timers")  # fired timeouts, bot requests, read-backs
 
     @property
     def armed(self) -> int:
@@ -49,10 +51,12 @@ class TurnTimers:
         for room_id in [r for r in list(self._bot_asked) if gone(r)]:
             del self._bot_asked[room_id]
 
-    def stop(self) -> None:
+    async def stop(self) -> None:
+        """No timer fires from now on, and what they started has ended (before the store closes)."""
         for handle in self._timers.values():
             handle.cancel()
         self._timers.clear()
+        await self._tasks.stop()
 
     def arm(self, room: Room) -> None:
         self._arm(room)
@@ -72,12 +76,12 @@ class TurnTimers:
         wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
         delay = max(0.0, room.turn_started_at + wait - time.time())
         self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            delay, lambda: asyncio.ensure_future(self.send_command(timeout)))
+            delay, lambda: self._tasks.spawn(self.send_command(timeout)))
         if bot:
             ask = (r.round_no, r.turn_no, r.turn.phase, room.game_seq)  # chat asks nothing again
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
-                asyncio.ensure_future(self._ask_bot(room, seat))
+                self._tasks.spawn(self._ask_bot(room, seat))
 
     def rearm_soon(self, room: Room, delay: float = 1.0) -> None:
         """After a failure (rules service or store down): try the turn's timer again soon,
@@ -92,7 +96,7 @@ class TurnTimers:
         timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         due = room.turn_started_at + room.turn_seconds
         self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            max(delay, due - time.time()), lambda: asyncio.ensure_future(self.send_command(timeout)))
+            max(delay, due - time.time()), lambda: self._tasks.spawn(self.send_command(timeout)))
         if room.bot_controls(seat):
             self._bot_asked.pop(room.room_id, None)
             asyncio.get_running_loop().call_later(delay, self._ask_again, room)
@@ -100,7 +104,7 @@ class TurnTimers:
     def rearm_from_store(self, room_id: str) -> None:
         if room_id not in self._reading:
             self._reading.add(room_id)
-            asyncio.ensure_future(self._read_back(room_id))
+            self._tasks.spawn(self._read_back(room_id))
 
     async def _read_back(self, room_id: str, delay: float = ASK_AGAIN_S) -> None:
         """A room the owner forgot (a store timeout: its append may have landed) whose turn

@@ -217,9 +217,55 @@ def test_bots_ignore_chat_a_chat_during_a_bots_turn_asks_it_nothing_again() -> N
         await asyncio.sleep(0.05)
         timers.arm(after)  # what the owner would do if chat re-armed the room's turn
         await asyncio.sleep(0.05)
-        timers.stop()
+        await timers.stop()
 
     asyncio.run(run())
     assert len(asked) == 1
     history = room_bus_pb2.BotRequest.FromString(asked[0]).history
     assert history and all(e.WhichOneof("event") for e in history)  # the round's engine events only
+
+
+class _StuckStore(_Store):
+    """A store whose reads wait until cancelled (a slow disk, a stopping database)."""
+
+    def __init__(self, events: list[Recorded]) -> None:
+        super().__init__(events)
+        self.reading = asyncio.Event()
+        self.cancelled = 0
+
+    async def load(self, room_id: str, from_seq: int = 0, limit: int | None = None):
+        self.reading.set()
+        try:
+            await asyncio.Event().wait()
+        except asyncio.CancelledError:
+            self.cancelled += 1
+            raise
+
+
+def test_stopped_timers_leave_no_bot_request_reading_the_store() -> None:
+    """Turn timers stop before the store closes: a bot request still reading the round's
+    history is cancelled and has ended when ``stop`` returns (it was left running, on a
+    pooled connection the store's close then left unclosed)."""
+    r = new_match()
+    r.run(LeaveRoom(), seat=r.room.round.turn.seat)  # a bot plays the seat to move
+    asked: list[bytes] = []
+
+    async def ask(room_id: str, value: bytes) -> None:
+        asked.append(value)
+
+    async def fire(cmd: Command) -> None:
+        pass
+
+    async def run() -> _StuckStore:
+        store = _StuckStore(r.events)
+        timers = TurnTimers(repo=None, store=store, fire=fire, owns=lambda _: True, ask=ask,
+                            away_after=AWAY_AFTER_TIMEOUTS.value, store_timeout_s=STORE_TIMEOUT_S.value)
+        timers.arm(r.room)
+        await asyncio.wait_for(store.reading.wait(), 5)
+        await timers.stop()
+        assert store.cancelled == 1 and timers.armed == 0
+        await asyncio.sleep(0.05)
+        return store
+
+    store = asyncio.run(run())
+    assert store.cancelled == 1 and asked == []
