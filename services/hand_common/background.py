@@ -3,8 +3,9 @@
 asyncio holds a task only weakly: one that nobody holds may be collected while it runs. And
 a component that stops while its tasks still run leaves them using what is closed next — a
 turn timer's bot request or a re-arm's read still on a pooled store connection when the
-store closes; that connection comes back to a disposed pool and is collected unclosed (an
-``aiosqlite`` connection reported so failed a CI run, 2026-12-07). ``Background.spawn``
+store closes; that connection comes back to a disposed pool and is collected unclosed (a
+CI run, 2026-12-07, failed on a database ``Connection`` collected unclosed while an instance
+stopped: this is the way to it found, not the run's own trace). ``Background.spawn``
 holds each task until it ends and logs an error it ended with (asyncio would only say so
 when collecting it); ``stop`` cancels those left and waits for them, bounded."""
 

@@ -63,11 +63,13 @@ test("a reload or a dropped stream mid-round resumes the seat from its token, no
   await playTurn(p); // and the seat still plays
   // a dropped stream reconnects from the last seq + 1: the bots' moves meanwhile arrive, none missed
   await p.evaluate(() => window.__hand.drop());
-  assert.ok(await awaitTurn(p));
+  // the seat's next turn, or the round's score sheet: a bot may go out meanwhile (random deal;
+  // a bot went out before the seat's next turn once, 2026-12-07) — either way every event arrived
+  const myTurnAgain = await awaitTurn(p);
   const stats = await p.evaluate(() => ({ reconnects: window.__hand.reconnects, gaps: window.__hand.gaps }));
   assert.equal(stats.gaps, 0);
   assert.ok(stats.reconnects >= 1, JSON.stringify(stats));
-  await playTurn(p);
+  if (myTurnAgain) await playTurn(p);
   await p.context().close();
 });
 
