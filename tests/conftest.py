@@ -18,7 +18,7 @@ def _plain_tracebacks() -> None:
     loop — the services' and the tests' timing clients' — stopped meanwhile (a refused Act timed
     at 4.97 s while PostgreSQL restarted, CI 2026-12-07). The services' own processes render
     plain tracebacks (hand_common.logging); so does this one."""
-    processors = [structlog.dev.ConsoleRenderer(exception_formatter=structlog.dev.plain_traceback)
+    processors = [structlog.dev.ConsoleRenderer(colors=False, exception_formatter=structlog.dev.plain_traceback)
                   if isinstance(p, structlog.dev.ConsoleRenderer) else p
                   for p in structlog.get_config()["processors"]]
     structlog.configure(processors=processors)

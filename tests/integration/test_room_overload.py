@@ -25,10 +25,12 @@ async def test_a_slow_store_past_capacity_refuses_the_excess_at_once_and_keeps_w
     await make_topics(broker, topics_for(unique), partitions=4)
     # the command queue's bounds are under test: the gRPC runtime's backlog (25 by default, which
     # drops part of a burst of 60 CANCELLED before the service sees it: test_server_overload.py)
-    # is set to grpcio's 1,000 so that every call reaches the queue
+    # is set to grpcio's 1,000 so that every call reaches the queue. The store timeout is not under
+    # test: 5 s, not 1 — a pass's 20 commands waited for the 0.3 s pass before them, and on a loaded
+    # machine the cold reads and the append of their 20 rooms took the 1 s's rest (a run, 2026-12-07)
     server = await start_instance(broker, unique, f"sqlite:///{tmp_path / 'events.db'}",
                                   HAND_ROOM_MAX_QUEUE_DELAY_MS="50", HAND_ROOM_MAX_PENDING="20",
-                                  HAND_GRPC_MAX_PENDING_CALLS="0")
+                                  HAND_GRPC_MAX_PENDING_CALLS="0", HAND_ROOM_STORE_TIMEOUT_S="5")
     await wait_for(lambda: len(server.owner.owned) == 4, 30)
     real, written = server.store.append_batch, set()
     shed_before = REGISTRY.get_sample_value("hand_room_overload_refusals_total", {"reason": "queue"}) or 0.0

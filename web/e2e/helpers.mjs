@@ -14,6 +14,8 @@ export function at(hash = "", params = {}) {
   return `${URL_}${query ? `?${query}` : ""}${hash}`;
 }
 export const LONG = 120_000;
+/** How long one click of playTurn may wait for its target before the turn is looked at again. */
+const CLICK_MS = 3_000;
 
 export async function browser() {
   return chromium.launch({ executablePath: process.env.CHROMIUM ?? "/usr/bin/chromium", args: ["--no-sandbox"] });
@@ -81,7 +83,11 @@ export async function awaitTurn(p) {
  * Returns early when the turn passes without it (on a loaded machine its timer may play it). */
 export async function playTurn(p) {
   const draw = p.getByRole("button", { name: /^(Draw|اسحب)$/ });
-  if (await draw.isEnabled()) await draw.click();
+  // Clicks are bounded and looked at again: "Your turn" may still show for a moment after the
+  // player's discard, until the stream brings it, and the round's score sheet may then cover the
+  // hand (a bot went out next) — an unbounded click waited on the covered card until the test's
+  // timeout (next_round.test.mjs, 2026-12-07).
+  if (await draw.isEnabled()) await draw.click({ timeout: CLICK_MS }).catch(() => {});
   const hand = p.getByRole("region", { name: /Your hand|ورقك/ });
   const discard = p.getByRole("button", { name: /^(Discard|ارمِ)$/ });
   for (const deadline = Date.now() + LONG; Date.now() < deadline; await p.waitForTimeout(50)) {
@@ -90,11 +96,12 @@ export async function playTurn(p) {
     if (busy) continue;
     if (!(await myTurn(p).isVisible())) return; // the turn passed
     if ((await hand.locator('button.card[aria-pressed="true"]').count()) === 0) {
-      await hand.locator("button.card").first().click();
+      await hand.locator("button.card").first().click({ timeout: CLICK_MS }).catch(() => {});
     }
     if (await discard.isEnabled()) break;
   }
-  await discard.click();
+  if (await sheet(p).isVisible()) return;
+  await discard.click({ timeout: CLICK_MS }).catch(() => {});
   await p.getByRole("button", { name: /^(Discard|ارمِ)$/, disabled: true }).or(sheet(p)).first().waitFor();
 }
 
