@@ -22,6 +22,7 @@ in a service's ``__main__``.
 
 from __future__ import annotations
 
+import functools
 import logging
 import sys
 from collections.abc import Iterator
@@ -83,17 +84,24 @@ def _cut(value: Any, limit: int, depth: int = 0) -> Any:
     return value
 
 
+@functools.lru_cache(maxsize=1024)  # a line's keys come from a small set: looked at once each
 def _secret(key: str) -> bool:
     lowered = key.lower()
     return any(word in lowered for word in SECRET_WORDS) and lowered != "event"
 
 
+#: values nothing needs cutting in (most of a line's: ids, codes, counts, durations)
+_PLAIN = frozenset({int, float, bool, type(None)})
+
+
 def bound_values(_logger: Any, _name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
     """Processor: cut long values, redact secrets (see the module doc)."""
-    for key in list(event_dict):
-        value = event_dict[key]
-        if _secret(key) and value not in (None, ""):
-            event_dict[key] = "[redacted]"
+    for key, value in event_dict.items():  # values replaced in place: the keys stay as they are
+        if _secret(key):
+            if value not in (None, ""):
+                event_dict[key] = "[redacted]"
+        elif type(value) in _PLAIN or (type(value) is str and len(value) <= MAX_VALUE):
+            continue
         else:
             event_dict[key] = _cut(value, MAX_TRACEBACK if key in _TRACEBACK_KEYS else MAX_VALUE)
     return event_dict

@@ -11,7 +11,7 @@ import pytest
 import structlog
 
 from hand_common.config import LogConfig
-from hand_common.logging import MAX_VALUE, configure_logging
+from hand_common.logging import MAX_VALUE, bound_values, configure_logging
 
 SEAT_TOKEN = "Zq3xSeatTokenThatMustNeverBeLogged0"
 
@@ -62,3 +62,18 @@ def test_standard_library_lines_are_cut_too() -> None:
     logging.getLogger("grpc").warning("bad request %s", "x" * 100_000)
     [line] = [json.loads(raw) for raw in stream.getvalue().splitlines()]
     assert len(line["event"]) < MAX_VALUE + 40
+
+
+def test_bound_values_cuts_what_is_long_keeps_what_is_plain_and_redacts_any_secret() -> None:
+    class Name(str):
+        pass
+
+    line = {"event": "rpc", "code": "OK", "duration_ms": 1.5, "seat": 0, "ok": True, "none": None,
+            "exact": "x" * MAX_VALUE, "over": "y" * (MAX_VALUE + 1), "sub": Name("z" * (MAX_VALUE + 5)),
+            "nested": {"deep": "w" * (MAX_VALUE + 2)}, "api_token": 12345, "Password": "", "secret": None}
+    out = bound_values(None, "info", dict(line))
+    assert {k: out[k] for k in ("event", "code", "duration_ms", "seat", "ok", "none", "exact")} == \
+        {k: line[k] for k in ("event", "code", "duration_ms", "seat", "ok", "none", "exact")}
+    assert out["over"].startswith("y" * MAX_VALUE) and out["over"].endswith("…[+1 chars]")
+    assert out["sub"].endswith("…[+5 chars]") and out["nested"]["deep"].endswith("…[+2 chars]")
+    assert out["api_token"] == "[redacted]" and out["Password"] == "" and out["secret"] is None
