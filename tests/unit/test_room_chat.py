@@ -195,6 +195,18 @@ class _Store:
         return [type("Row", (), {"payload": encode(e)})() for e in rows]
 
 
+def _timers(store, asked: list[bytes]) -> TurnTimers:
+    """Turn timers over ``store`` that record their bot requests in ``asked`` and fire nothing."""
+    async def ask(room_id: str, value: bytes) -> None:
+        asked.append(value)
+
+    async def fire(cmd: Command) -> None:
+        pass
+
+    return TurnTimers(repo=None, store=store, fire=fire, owns=lambda _: True, ask=ask,
+                      away_after=AWAY_AFTER_TIMEOUTS.value, store_timeout_s=STORE_TIMEOUT_S.value)
+
+
 def test_bots_ignore_chat_a_chat_during_a_bots_turn_asks_it_nothing_again() -> None:
     r = new_match()
     seat = r.room.round.turn.seat
@@ -204,15 +216,8 @@ def test_bots_ignore_chat_a_chat_during_a_bots_turn_asks_it_nothing_again() -> N
     after = r.room
     asked: list[bytes] = []
 
-    async def ask(room_id: str, value: bytes) -> None:
-        asked.append(value)
-
-    async def fire(cmd: Command) -> None:
-        pass
-
     async def run() -> None:
-        timers = TurnTimers(repo=None, store=_Store(r.events), fire=fire, owns=lambda _: True, ask=ask,
-                            away_after=AWAY_AFTER_TIMEOUTS.value, store_timeout_s=STORE_TIMEOUT_S.value)
+        timers = _timers(_Store(r.events), asked)
         timers.arm(before)
         await asyncio.sleep(0.05)
         timers.arm(after)  # what the owner would do if chat re-armed the room's turn
@@ -250,16 +255,9 @@ def test_stopped_timers_leave_no_bot_request_reading_the_store() -> None:
     r.run(LeaveRoom(), seat=r.room.round.turn.seat)  # a bot plays the seat to move
     asked: list[bytes] = []
 
-    async def ask(room_id: str, value: bytes) -> None:
-        asked.append(value)
-
-    async def fire(cmd: Command) -> None:
-        pass
-
     async def run() -> _StuckStore:
         store = _StuckStore(r.events)
-        timers = TurnTimers(repo=None, store=store, fire=fire, owns=lambda _: True, ask=ask,
-                            away_after=AWAY_AFTER_TIMEOUTS.value, store_timeout_s=STORE_TIMEOUT_S.value)
+        timers = _timers(store, asked)
         timers.arm(r.room)
         await asyncio.wait_for(store.reading.wait(), 5)
         await timers.stop()
