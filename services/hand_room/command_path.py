@@ -144,15 +144,15 @@ class CommandPath:
             self._futures.pop(cmd.command_id, None)
 
     async def drain(self, within_s: float) -> None:
-        """Let the in-process pass under way end — its commits answered — before the store
-        closes: at most ``within_s`` s, then it is cancelled (its callers retry elsewhere)."""
+        """Let the in-process passes under way end — their commits answered — before the
+        store closes; at most ``within_s`` s (a pass is bounded by the store timeout). Never
+        cancelled: its callers wait on it, and during a graceful stop they are still served."""
         flusher = self._flusher
         if flusher is None or flusher.done():
             return
         done, _ = await asyncio.wait({flusher}, timeout=within_s)
         if not done:
-            flusher.cancel()
-            await asyncio.wait({flusher}, timeout=1.0)
+            log.warning("pass_still_running_at_stop", waited_s=within_s)
 
     async def _flush(self) -> None:
         await asyncio.sleep(0)  # let the submits of this loop iteration join
