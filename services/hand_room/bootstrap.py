@@ -103,7 +103,8 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
                       store_timeout_s=config.store_timeout_s, presence_grace_s=config.presence_grace_s,
                       watch=watch, admission=Admission(config.max_pending, config.max_queue_delay_ms / 1000,
                                                   max_lag_s=config.max_loop_lag_ms / 1000),
-                      stale_after_s=config.command_timeout_s, broker=broker)
+                      stale_after_s=config.command_timeout_s, pass_linger_s=config.pass_linger_ms / 1000,
+                      broker=broker)
     bus = Bus(kafka, instance_id=me.instance_id, command_timeout_s=config.command_timeout_s, topics=topics,
               feeds=feeds, watch=watch, owns=owner.owns, ownership_version=lambda: owner.version, broker=broker)
     # after an outage: the bus first (replies to commands the new owner applies), then the owner

@@ -99,16 +99,19 @@ class CommandPath:
     """See the module doc. ``owns``: whether this instance holds a room (the owner's
     partitions); ``gate``: whether a command goes on to its room (the presence tracker's
     ``admit``: a second stream of a seat only counts); ``producer``: the owner's Kafka
-    producer while it runs (replies to forwarded commands on ``t_replies``)."""
+    producer while it runs (replies to forwarded commands on ``t_replies``); ``linger_s``: how
+    long an idle path waits for more commands before a pass (0: those of the same loop
+    iteration)."""
 
     def __init__(self, *, store: EventStore, index: RoomIndex, repo: RoomRepository, rules: RulesPort,
                  relay: OutboxRelay | None, feeds: Feeds | None, timers: TurnTimers, admission: Admission,
                  store_timeout_s: float, owns: Callable[[str], bool], gate: Callable[[Command], bool],
-                 t_replies: str) -> None:
+                 t_replies: str, linger_s: float = 0.0) -> None:
         self.store, self.index, self.repo, self.rules, self.relay, self.feeds = store, index, repo, rules, relay, feeds
         self.timers, self.admission, self.owns, self.gate = timers, admission, owns, gate
         self.store_timeout_s = store_timeout_s  # one batch's reads and append together (fail fast)
         self.t_replies = t_replies
+        self.linger_s = linger_s  # an idle path's wait for company before a pass (HAND_ROOM_PASS_LINGER_MS)
         self.producer: Any = None  # an AIOKafkaProducer while the owner runs
         self._pass = asyncio.Lock()
         self._futures: dict[str, asyncio.Future] = {}  # command id → its in-process caller's reply
@@ -155,7 +158,10 @@ class CommandPath:
             log.warning("pass_still_running_at_stop", waited_s=within_s)
 
     async def _flush(self) -> None:
-        await asyncio.sleep(0)  # let the submits of this loop iteration join
+        # An idle path lingers: the commands arriving meanwhile share the pass — its transaction,
+        # its publish, and the loop's wake-ups for the replies and the streams, which cost more
+        # than the move (docs/decisions/0045). Busy, the passes follow each other without it.
+        await asyncio.sleep(self.linger_s)
         while self._waiting:
             batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
             received = self._enqueued[0]  # the oldest's wait counts against the store timeout

@@ -63,7 +63,7 @@ class RoomOwner:
                  group_id: str, away_after_timeouts: int, bot_grace_s: float = 5.0,
                  topics: dict[str, str] | None = None, repo: RoomRepository | None = None,
                  feeds: "Feeds | None" = None, store_timeout_s: float, presence_grace_s: float,
-                 watch=None, admission: Admission, stale_after_s: float,
+                 watch=None, admission: Admission, stale_after_s: float, pass_linger_s: float = 0.0,
                  broker: BrokerPort | None = None) -> None:
         # group_id, away_after_timeouts, store_timeout_s, presence_grace_s, admission's bounds and
         # stale_after_s (the command timeout) come from RoomConfig (hand_room.settings): no defaults here
@@ -105,7 +105,8 @@ class RoomOwner:
             admission.lag = lambda: self.loop_lag.seconds
         self.commands = CommandPath(store=store, index=index, repo=self.repo, rules=rules, relay=relay, feeds=feeds,
                                     timers=self.timers, admission=admission, store_timeout_s=store_timeout_s,
-                                    owns=self.owns, gate=self.presence.admit, t_replies=self.t_replies)
+                                    owns=self.owns, gate=self.presence.admit, t_replies=self.t_replies,
+                                    linger_s=pass_linger_s)
         self.stale_after_s = stale_after_s  # a forwarded command older than its caller's timeout
 
     # ---------------------------------------------------------------- lifecycle

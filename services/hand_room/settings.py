@@ -114,6 +114,13 @@ MAX_QUEUE_DELAY_MS = EnvVar(
     " (admission by queue time, not by timeouts)",
     integer(1, 600_000),
 )
+PASS_LINGER_MS = EnvVar(
+    "HAND_ROOM_PASS_LINGER_MS", "10",
+    "how long an idle owner waits after a command arrives before it starts a pass, so the commands "
+    "arriving meanwhile share its transaction, publish and wake-ups (a command's latency grows by at "
+    "most this; busy, passes follow each other without it); 0: at once",
+    integer(0, 100),
+)
 MAX_LOOP_LAG_MS = EnvVar(
     "HAND_ROOM_MAX_LOOP_LAG_MS", "500",
     "how late the event loop may run its timers (mean over ~0.5 s, hand_room_loop_lag_seconds) before "
@@ -232,6 +239,7 @@ class RoomConfig:
     max_pending: int = setting(MAX_PENDING)
     max_queue_delay_ms: int = setting(MAX_QUEUE_DELAY_MS)
     max_loop_lag_ms: int = setting(MAX_LOOP_LAG_MS)
+    pass_linger_ms: int = setting(PASS_LINGER_MS)
     waiting_ttl_s: int = setting(WAITING_TTL_S)
     create_per_player_per_min: int = setting(CREATE_PER_PLAYER_PER_MIN)
     create_per_peer_per_min: int = setting(CREATE_PER_PEER_PER_MIN)

@@ -1,0 +1,99 @@
+"""The pass's linger (``HAND_ROOM_PASS_LINGER_MS``, docs/decisions/0045): an idle owner
+waits that long after a command arrives before it starts a pass, so the commands that
+arrive meanwhile share it — one transaction, one publish, one set of wake-ups. An
+instance built whole on the in-memory broker and SQLite, served over gRPC on a port."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from pathlib import Path
+
+import grpc
+import pytest
+
+from hand.v1 import chat_pb2
+from hand.v1 import room_service_pb2 as pb
+from hand.v1 import room_service_pb2_grpc as pb_grpc
+from hand_sim.rooms import memory_rooms
+
+from .room_support import started_room
+
+pytestmark = pytest.mark.timeout(120)
+
+
+async def _two_chats_apart(linger_ms: int, apart_s: float, tmp_path: Path) -> tuple[int, int, list[float]]:
+    """Two rooms; a quick-chat line in each, ``apart_s`` apart. Returns the owner's passes and
+    commands for the two, and each call's time to its answer."""
+    url = f"sqlite:///{tmp_path / f'events-{linger_ms}.db'}"
+    async with memory_rooms(1, url, env={"HAND_ROOM_PASS_LINGER_MS": str(linger_ms),
+                                         "HAND_ROOM_CHAT_PER_MIN": "0"}) as rooms:
+        server = rooms.servers[0]
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            (room_a, players_a), (room_b, players_b) = [await started_room(stub) for _ in range(2)]
+            await asyncio.sleep(0.3)  # the starts' passes and their timers are behind us
+            path = server.owner.commands
+            passes, commands = path.batches, path.commands
+
+            async def chat(room_id: str, token: str, after_s: float) -> float:
+                await asyncio.sleep(after_s)
+                began = time.monotonic()
+                await stub.Chat(pb.ChatRequest(room_id=room_id, seat_token=token,
+                                               phrase=chat_pb2.QUICK_PHRASE_GOOD_LUCK))
+                return time.monotonic() - began
+
+            took = await asyncio.gather(chat(room_a, players_a[0].token, 0.0),
+                                        chat(room_b, players_b[0].token, apart_s))
+            return path.batches - passes, path.commands - commands, list(took)
+
+
+async def test_commands_arriving_within_the_linger_share_one_pass(tmp_path: Path) -> None:
+    passes, commands, took = await _two_chats_apart(100, 0.02, tmp_path)
+    assert commands == 2
+    assert passes == 1  # the second arrived while the first waited for company
+    assert took[0] >= 0.08  # the first did wait (never longer than its own pass after the linger)
+
+
+async def test_without_a_linger_each_command_has_its_own_pass(tmp_path: Path) -> None:
+    passes, commands, _ = await _two_chats_apart(0, 0.05, tmp_path)
+    assert (passes, commands) == (2, 2)
+
+
+async def test_a_busy_path_does_not_linger_between_passes(tmp_path: Path) -> None:
+    """A command that arrives while a pass runs goes in the next pass at once, with no
+    linger of its own: the linger only ever delays an idle path's first pass."""
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(1, url, env={"HAND_ROOM_PASS_LINGER_MS": "100", "HAND_ROOM_CHAT_PER_MIN": "0"}) as rooms:
+        server = rooms.servers[0]
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            room_id, players = await started_room(stub)
+            await asyncio.sleep(0.3)
+            path = server.owner.commands
+            store = path.store
+            real_append = store.append_batch
+            first_in_pass = asyncio.Event()
+
+            async def slow_append(items):  # the first pass holds the path for 0.5 s
+                if not first_in_pass.is_set():
+                    first_in_pass.set()
+                    await asyncio.sleep(0.5)
+                return await real_append(items)
+
+            store.append_batch = slow_append
+            try:
+                def chat() -> grpc.aio.UnaryUnaryCall:
+                    return stub.Chat(pb.ChatRequest(room_id=room_id, seat_token=players[0].token,
+                                                    phrase=chat_pb2.QUICK_PHRASE_GOOD_LUCK))
+                first = asyncio.ensure_future(chat())
+                await asyncio.wait_for(first_in_pass.wait(), 5)
+                second = chat()
+                await first
+                answered_first = time.monotonic()
+                await second
+                after_first = time.monotonic() - answered_first
+            finally:
+                store.append_batch = real_append
+            # the second's pass followed the first's; a linger would have added 100 ms
+            assert after_first < 0.09, after_first
