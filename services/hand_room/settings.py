@@ -118,8 +118,9 @@ PASS_LINGER_MS = EnvVar(
     "HAND_ROOM_PASS_LINGER_MS", "10",
     "how long an idle owner waits after a command arrives before it starts a pass, so the commands "
     "arriving meanwhile share its transaction, publish and wake-ups (a command's latency grows by at "
-    "most this; busy, passes follow each other without it); 0: at once",
-    integer(0, 100),
+    "most this; busy, passes follow each other without it); 0: at once; at most half of "
+    "HAND_ROOM_STORE_TIMEOUT_S, which counts from a command's arrival",
+    integer(0, 1000),
 )
 MAX_LOOP_LAG_MS = EnvVar(
     "HAND_ROOM_MAX_LOOP_LAG_MS", "500",
@@ -264,6 +265,9 @@ class RoomConfig:
             identity=IdentityConfig._read(env),
             match_range=tuple(env.get(var) for var in _MATCH_RANGE),
         )
+        if config.pass_linger_ms > config.store_timeout_s * 1000 / 2:  # a pass's store time counts from arrival
+            env.fail(PASS_LINGER_MS, str(config.pass_linger_ms),
+                     f"at most half of HAND_ROOM_STORE_TIMEOUT_S ({config.store_timeout_s * 500:g} ms)")
         env.check("room service")
         return config
 

@@ -144,3 +144,16 @@ def test_load_or_exit_turns_a_config_error_into_exit_status_2(capsys: pytest.Cap
 
 def test_load_or_exit_returns_the_config_when_valid() -> None:
     assert load_or_exit(lambda: RulesConfig.from_env({})) == RulesConfig.from_env({})
+
+
+def test_a_pass_linger_past_half_the_store_timeout_is_a_startup_error() -> None:
+    """The store timeout counts from a command's arrival, linger included: a linger near it
+    would time every pass out (HAND_ROOM_PASS_LINGER_MS, docs/decisions/0045)."""
+    from hand_room.settings import RoomConfig
+
+    assert RoomConfig.from_env({}).pass_linger_ms == 10
+    assert RoomConfig.from_env({"HAND_ROOM_PASS_LINGER_MS": "500"}).pass_linger_ms == 500  # half of 1 s
+    with pytest.raises(ConfigError) as raised:
+        RoomConfig.from_env({"HAND_ROOM_PASS_LINGER_MS": "300", "HAND_ROOM_STORE_TIMEOUT_S": "0.5"})
+    assert "HAND_ROOM_PASS_LINGER_MS='300'" in str(raised.value)
+    assert "HAND_ROOM_STORE_TIMEOUT_S" in str(raised.value)
