@@ -68,6 +68,8 @@ log = structlog.get_logger("hand_room.owner")
 MAX_ATTEMPTS = 3
 #: in-process commands decided and appended in one pass (one transaction)
 MAX_PASS = 256
+#: weight of the newest gap between two commands in their running mean (about the last ten)
+GAP_WEIGHT = 0.2
 
 
 def action_key(cmd: Command) -> str | None:
@@ -100,8 +102,8 @@ class CommandPath:
     partitions); ``gate``: whether a command goes on to its room (the presence tracker's
     ``admit``: a second stream of a seat only counts); ``producer``: the owner's Kafka
     producer while it runs (replies to forwarded commands on ``t_replies``); ``linger_s``: how
-    long an idle path waits for more commands before a pass (0: those of the same loop
-    iteration)."""
+    long an idle path waits for more commands before a pass while commands come closer than
+    that on average (0, or further apart: only those of the same loop iteration join)."""
 
     def __init__(self, *, store: EventStore, index: RoomIndex, repo: RoomRepository, rules: RulesPort,
                  relay: OutboxRelay | None, feeds: Feeds | None, timers: TurnTimers, admission: Admission,
@@ -118,6 +120,9 @@ class CommandPath:
         self._waiting: list[Command] = []
         self._enqueued: collections.deque[float] = collections.deque()  # when each was queued
         self._flusher: asyncio.Task | None = None
+        # the mean gap between commands (an exponential average, capped at 1 s a gap): the
+        # path lingers only where a companion within the linger is likely
+        self._gap_s, self._last_arrival = 1.0, time.monotonic()
         self.commands = self.batches = 0  # in-process commands, and their passes
         self.processed = 0
 
@@ -138,7 +143,10 @@ class CommandPath:
         fut = asyncio.get_running_loop().create_future()
         self._futures[cmd.command_id] = fut
         self._waiting.append(cmd)
-        self._enqueued.append(time.monotonic())
+        now = time.monotonic()
+        self._enqueued.append(now)
+        self._gap_s += GAP_WEIGHT * (min(now - self._last_arrival, 1.0) - self._gap_s)
+        self._last_arrival = now
         if self._flusher is None or self._flusher.done():
             self._flusher = asyncio.ensure_future(self._flush())
         try:
@@ -158,10 +166,12 @@ class CommandPath:
             log.warning("pass_still_running_at_stop", waited_s=within_s)
 
     async def _flush(self) -> None:
-        # An idle path lingers: the commands arriving meanwhile share the pass — its transaction,
-        # its publish, and the loop's wake-ups for the replies and the streams, which cost more
-        # than the move (docs/decisions/0045). Busy, the passes follow each other without it.
-        await asyncio.sleep(self.linger_s)
+        # An idle path lingers while commands come often enough that another is likely to
+        # arrive meanwhile and share the pass — its transaction, its publish, and the loop's
+        # wake-ups for the replies and the streams, which cost more than the move
+        # (docs/decisions/0045). Busy, the passes follow each other without it; quiet (the
+        # mean gap past the linger), a lone command would wait for nothing.
+        await asyncio.sleep(self.linger_s if self._gap_s < self.linger_s else 0)
         while self._waiting:
             batch, self._waiting = self._waiting[:MAX_PASS], self._waiting[MAX_PASS:]
             received = self._enqueued[0]  # the oldest's wait counts against the store timeout

@@ -118,7 +118,8 @@ PASS_LINGER_MS = EnvVar(
     "HAND_ROOM_PASS_LINGER_MS", "10",
     "how long an idle owner waits after a command arrives before it starts a pass, so the commands "
     "arriving meanwhile share its transaction, publish and wake-ups (a command's latency grows by at "
-    "most this; busy, passes follow each other without it); 0: at once; at most half of "
+    "most this; only while commands come closer than this on average; busy, passes follow each other "
+    "without it); 0: at once; at most half of "
     "HAND_ROOM_STORE_TIMEOUT_S, which counts from a command's arrival",
     integer(0, 1000),
 )

@@ -27,8 +27,8 @@ def _chat(stub, room_id: str, token: str) -> grpc.aio.UnaryUnaryCall:
 
 
 async def _two_chats(linger_ms: int, tmp_path: Path) -> tuple[int, int, float]:
-    """Two rooms; a quick-chat line in each, the second sent once the first waits in the
-    owner's queue. Returns the owner's passes and commands for the two, and the first
+    """Two rooms; a burst of chat, then a quick-chat line in each, the second sent once the
+    first waits in the owner's queue. Returns the owner's passes and commands for the two, and the first
     call's time to its answer."""
     url = f"sqlite:///{tmp_path / f'events-{linger_ms}.db'}"
     async with memory_rooms(1, url, env={"HAND_ROOM_PASS_LINGER_MS": str(linger_ms),
@@ -38,6 +38,8 @@ async def _two_chats(linger_ms: int, tmp_path: Path) -> tuple[int, int, float]:
             stub = pb_grpc.RoomServiceStub(channel)
             (room_a, players_a), (room_b, players_b) = [await started_room(stub) for _ in range(2)]
             await asyncio.sleep(0.3)  # the starts' passes and their timers are behind us
+            # commands come often here (a burst): a companion within the linger is likely
+            await asyncio.gather(*(_chat(stub, room_a, players_a[1].token) for _ in range(10)))
             path = server.owner.commands
             passes, commands = path.batches, path.commands
             began = time.monotonic()
@@ -62,6 +64,27 @@ async def test_commands_arriving_within_the_linger_share_one_pass(tmp_path: Path
 async def test_without_a_linger_each_command_has_its_own_pass(tmp_path: Path) -> None:
     passes, commands, _ = await _two_chats(0, tmp_path)
     assert (passes, commands) == (2, 2)
+
+
+async def test_a_quiet_path_does_not_linger(tmp_path: Path) -> None:
+    """Commands further apart than the linger on average: a lone command would wait for
+    nothing, so its pass starts at once."""
+    url = f"sqlite:///{tmp_path / 'events.db'}"
+    async with memory_rooms(1, url, env={"HAND_ROOM_PASS_LINGER_MS": "800", "HAND_ROOM_CHAT_PER_MIN": "0",
+                                         "HAND_ROOM_STORE_TIMEOUT_S": "5"}) as rooms:
+        server = rooms.servers[0]
+        async with grpc.aio.insecure_channel(server.target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            room_id, players = await started_room(stub)
+            path = server.owner.commands
+            took = []
+            for _ in range(3):  # each a second after the last: the mean gap grows past 0.8 s
+                await asyncio.sleep(1.0)
+                began = time.monotonic()
+                await _chat(stub, room_id, players[0].token)
+                took.append(time.monotonic() - began)
+            assert path._gap_s >= 0.8
+            assert took[-1] < 0.6, took  # a linger would have held it 0.8 s
 
 
 async def test_a_busy_path_does_not_linger_between_passes(tmp_path: Path) -> None:
