@@ -1,8 +1,8 @@
 """The pass's linger (``HAND_ROOM_PASS_LINGER_MS``, docs/decisions/0045): an idle owner
 waits that long after a command arrives before it starts a pass (while commands come
-that often), so the commands that
-arrive meanwhile share it — one transaction, one publish, one set of wake-ups. An
-instance built whole on the in-memory broker and SQLite, served over gRPC on a port."""
+that often), so the commands that arrive meanwhile share it — one transaction, one
+publish, one set of wake-ups. An instance built whole on the in-memory broker and
+SQLite, served over gRPC on a port."""
 
 from __future__ import annotations
 
