@@ -126,7 +126,10 @@ async def test_a_room_the_broker_lost_every_event_of_is_discovered_and_archived(
             assert not consumer.task.done(), consumer.task
             await asyncio.sleep(0.05)
         assert await archived(store) == total, f"{await archived(store)} of {total} archived"
-        assert discovery.discovered >= 1 and repair.repaired == len(scenario_runs[silent].events)
+        # the silent room came from the store. So may a published room that discovery
+        # reached before the consumer did (settle_s=0; seen on a loaded machine): archiving
+        # is idempotent — every event counted once above — so that costs a read, no more.
+        assert discovery.discovered >= 1 and len(scenario_runs[silent].events) <= repair.repaired <= total
         outcome = next(o for name, (_, o, _) in SCENARIOS.items() if name == silent)
         await assert_sheet_matches_engine(store, scenario_runs[silent], outcome)
         deadline = time.monotonic() + 10  # the cursor follows once every row is archived
