@@ -3,7 +3,8 @@
 ``submit`` (a command of this instance: its router's, its timers', its presence
 tracker's) waits here for the next pass, with the commands submitted meanwhile —
 the group commit: commands arriving while a pass writes form the next one (one
-transaction, one fsync) — and its caller awaits its own reply. ``handle`` is the
+transaction, one fsync); an idle path lingers ``linger_s`` first while commands come
+that often (decision 0045) — and its caller awaits its own reply. ``handle`` is the
 same pass for a batch from ``hand.room-commands`` (``owner.py`` consumes it).
 Bounded (``admission.py``): past ``max_pending`` waiting commands or ``max_delay``
 of the oldest one's wait, a client's command is refused at once; a pass takes at
@@ -21,7 +22,7 @@ Action ids: an id is bound to a move only when the move is applied (stored
 with its events). A refused move binds nothing, so a retry with the same id is
 judged again on the room as it is then — the same answer on every owner.
 
-Kept whole (about 400 lines): the queue and the pass are one path, read top to
+Kept whole (about 430 lines): the queue and the pass are one path, read top to
 bottom from ``submit`` to the reply — the queue is only the pass's input, and the
 pass is one sequence (decide, append, settle each result, reply, publish, arm)
 over one batch's state; split, a newcomer following a command would open both,
