@@ -119,8 +119,8 @@ PASS_LINGER_MS = EnvVar(
     "how long an idle owner waits after a command arrives before it starts a pass, so the commands "
     "arriving meanwhile share its transaction, publish and wake-ups (a command's latency grows by at "
     "most this; only while commands come closer than this on average; busy, passes follow each other "
-    "without it); 0: at once; at most half of "
-    "HAND_ROOM_STORE_TIMEOUT_S, which counts from a command's arrival",
+    "without it); 0: at once; at most half of HAND_ROOM_STORE_TIMEOUT_S, which counts from a "
+    "command's arrival",
     integer(0, 1000),
 )
 MAX_LOOP_LAG_MS = EnvVar(
