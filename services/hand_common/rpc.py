@@ -19,10 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 import grpc
-import structlog
 
 from .language import language_of
-from .logging import CALLS
+from .logging import CALLS, bound_context
 
 __all__ = ["Refused", "plain_status", "rpc"]
 
@@ -58,7 +57,7 @@ def rpc(log: Any, *, refuse: Callable[[BaseException, str], Refused | None],
         async def call(self: Any, request: Any, context: grpc.aio.ServicerContext) -> Any:
             started = time.perf_counter()
             code, fields = "OK", {}
-            with structlog.contextvars.bound_contextvars(**{name_key: name}, **bind(request)):
+            with bound_context(**{name_key: name}, **bind(request)):
                 try:
                     return await handler(self, request, context)
                 except grpc.aio.AbortError:

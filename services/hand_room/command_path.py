@@ -44,6 +44,7 @@ from typing import Any
 import structlog
 
 from hand_common import tracing
+from hand_common.logging import bound_context
 from hand_common.rule_messages import shown_params
 from hand_common.tracing import record_span, start_span
 from hand_engine import RuleViolation
@@ -334,8 +335,7 @@ class CommandPath:
         keyed = False  # a command with an action id is planned before: it may be a retry
         for i, cmd in enumerate(cmds):
             key = action_key(cmd)
-            with structlog.contextvars.bound_contextvars(room_id=room_id, seat=cmd.seat,
-                                                         command=type(cmd.body).__name__):
+            with bound_context(room_id=room_id, seat=cmd.seat, command=type(cmd.body).__name__):
                 if key is not None and key in seen:  # its first try is in this batch: redo after it
                     batch.redo.setdefault(room_id, []).extend(cmds[i:])
                     return

@@ -22,6 +22,7 @@ from hand.v1 import room_pb2
 from hand_common import pagetoken
 from hand_common.identity import Verifier
 from hand_common.language import language_of
+from hand_common.logging import bound_context
 from hand_common.rpc import rpc
 from hand_engine import check_seat_seed
 from hand_infra.eventstore import EventStore
@@ -90,8 +91,10 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
 
     # ----------------------------------------------------------------- helpers
     async def _room(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room:
-        async with asyncio.timeout(self.store_timeout_s):  # a hanging store: UNAVAILABLE (_failure)
-            room = await self.repo.get(limits.room_id(room_id), min_seq=min_seq, fresh=fresh)
+        room = self.repo.at_hand(limits.room_id(room_id), min_seq, fresh)  # most calls: no store, no timer
+        if room is None:
+            async with asyncio.timeout(self.store_timeout_s):  # a hanging store: UNAVAILABLE (_failure)
+                room = await self.repo.get(room_id, min_seq=min_seq, fresh=fresh)
         if room is None:
             raise RoomError(RoomCode.ROOM_NOT_FOUND, "no such room")
         return room
@@ -269,7 +272,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
     # ----------------------------------------------------------------- watch
     async def Watch(self, request: pb.WatchRequest, context):
         room_id = limits.loggable_room_id(request.room_id)
-        with structlog.contextvars.bound_contextvars(room_id=room_id, rpc="Watch"):
+        with bound_context(room_id=room_id, rpc="Watch"):
             try:
                 async for msg in self._watch(request, context):
                     yield msg

@@ -40,9 +40,20 @@ class RoomRepository:
     def cached(self, room_id: str) -> Room | None:
         return self._rooms.get(room_id)
 
+    def at_hand(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room | None:
+        """The cached room when ``get`` would answer it without reading the store; None
+        when ``get`` must read (not cached, in doubt, behind ``min_seq``, or ``fresh``)."""
+        room = self._rooms.get(room_id)
+        if room is None or fresh or room_id in self._doubted or (min_seq is not None and room.seq < min_seq):
+            return None
+        self._rooms.move_to_end(room_id)
+        return room
+
     async def get(self, room_id: str, min_seq: int | None = None, fresh: bool = False) -> Room | None:
         """The room, at least at ``min_seq`` (its next seq), or the store's head with
         ``fresh``; None if the room does not exist."""
+        if (room := self.at_hand(room_id, min_seq, fresh)) is not None:
+            return room
         room = self._rooms.get(room_id)
         if room is not None and (fresh or room_id in self._doubted or (min_seq is not None and room.seq < min_seq)):
             room = await self._fast_forward(room)

@@ -4,6 +4,7 @@ room never puts the older one back (the cache only moves forward)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 from types import SimpleNamespace
 
 from hand_engine import resolve
@@ -124,3 +125,33 @@ def test_a_room_put_or_forgotten_is_no_longer_in_doubt() -> None:
     reads, after_put, loads = asyncio.run(run())
     assert after_put == []  # the room put is the newest: nothing read
     assert reads == [0] and loads == 1  # forgotten: folded from the start
+
+
+def test_at_hand_answers_only_what_get_would_answer_without_reading_the_store() -> None:
+    events = _room_events()
+    store = CountingStore(events)
+    repo = RoomRepository(store)
+    assert repo.at_hand("r1") is None  # not cached: get must fold it
+    repo.put(_fold(events[:2]))
+    assert repo.at_hand("r1").seq == 2
+    assert repo.at_hand("r1", min_seq=2).seq == 2
+    assert repo.at_hand("r1", min_seq=3) is None  # behind what the caller needs
+    assert repo.at_hand("r1", fresh=True) is None
+    repo.doubt_where(lambda room_id: True)
+    assert repo.at_hand("r1") is None  # in doubt: get reads its tail first
+    assert store.reads == []
+
+    got = asyncio.run(repo.get("r1"))
+    assert got.seq == len(events) and store.reads == [2]
+    assert repo.at_hand("r1") is got  # no longer in doubt
+
+
+def test_at_hand_keeps_the_room_it_answers_among_the_recently_used() -> None:
+    events = _room_events()
+    repo = RoomRepository(CountingStore(events), max_rooms=2)
+    first = _fold(events)
+    repo.put(first)
+    repo.put(dataclasses.replace(first, room_id="r2"))
+    assert repo.at_hand("r1") is first  # r1 used last: r2 is the least recently used
+    repo.put(dataclasses.replace(first, room_id="r3"))
+    assert repo.cached("r2") is None and repo.cached("r1") is first
