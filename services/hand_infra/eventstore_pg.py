@@ -143,8 +143,10 @@ class PgHotPath:
             raise _translated(exc) from exc
 
     async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
-        await self._execute_many("UPDATE outbox SET published = true WHERE room_id = $1 AND seq = $2"
-                                 " AND published = false", list(keys))
+        # one statement over the pending rows, not one per key (eventstore_sqlite.mark_published_at)
+        await self._execute("UPDATE outbox SET published = true WHERE published = false AND (room_id, seq) IN"
+                            " (SELECT * FROM unnest($1::text[], $2::bigint[]))",
+                            [room_id for room_id, _ in keys], [seq for _, seq in keys])
 
     async def mark_published(self, ids: Sequence[int]) -> None:
         await self._execute("UPDATE outbox SET published = true WHERE id = ANY($1::bigint[])", list(ids))
@@ -175,12 +177,5 @@ class PgHotPath:
         try:
             async with self._connection() as conn:
                 await conn.execute(sql, *args)
-        except Exception as exc:
-            raise _translated(exc) from exc
-
-    async def _execute_many(self, sql: str, rows: list) -> None:
-        try:
-            async with self._connection(transaction=True) as conn:
-                await conn.executemany(sql, rows)
         except Exception as exc:
             raise _translated(exc) from exc
