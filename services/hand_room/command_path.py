@@ -287,8 +287,8 @@ class CommandPath:
                 room = p.decision.room
                 self.repo.put(room)
                 if self.feeds is not None:  # this instance's streams see it before the topic does
-                    for rec, after in zip(p.decision.events, p.decision.rooms, strict=True):
-                        self.feeds.offer(rec, after, trusted=True)
+                    for rec, after, (_, stored) in zip(p.decision.events, p.decision.rooms, item[2], strict=True):
+                        self.feeds.offer(rec, after, trusted=True, stored=stored)
                 if not all(isinstance(rec.event, ChatSent) for rec in p.decision.events):
                     touched[room_id] = room  # chat alone re-arms no timer and asks no bot again
                 published.extend((rec, p.cmd.trace, stored)  # the bytes appended, sent again where they may be

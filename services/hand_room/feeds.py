@@ -34,6 +34,7 @@ CATCH_UP_PAGE = 500
 class Live:
     rec: Recorded
     room: Room  # the room after ``rec``
+    stored: bytes | None = None  # ``encode(rec)`` where the owner just appended it: its whole event, parsed
     _rendered: EventMessages | None = None
 
     @property
@@ -43,7 +44,7 @@ class Live:
     def message(self, seat: int | None) -> pb.WatchResponse:
         """The Watch message for ``seat`` (None: spectators), rendered once."""
         if self._rendered is None:
-            self._rendered = EventMessages(self.room, self.rec)
+            self._rendered = EventMessages(self.room, self.rec, self.stored)
         return self._rendered.message(seat)
 
 
@@ -70,33 +71,34 @@ class RoomFeed:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False,
+              stored: bytes | None = None) -> None:
         self.known = max(self.known, rec.seq + 1)
         if (after is not None and not self._busy and self._inbox.empty() and self._ready.is_set()
                 and rec.seq == (self.room.seq if self.room is not None else 0)):
             # the owner's next event, nothing before it pending: handed on now, without
             # waking the feed's task (one loop wake-up less per event at human pace)
             try:
-                self._publish(rec, after, trusted)
+                self._publish(rec, after, trusted, stored)
             except Exception as exc:
                 log.error("feed_event_failed", room_id=self.room_id, seq=rec.seq, error=type(exc).__name__)
             return
-        self._inbox.put_nowait((rec, after, trusted))
+        self._inbox.put_nowait((rec, after, trusted, stored))
 
     def sync(self) -> None:
         """Catch up with the store, in turn with the offers: for events the topic may never
         bring (published while this instance's consumer was away or not yet at its place)."""
-        self._inbox.put_nowait((None, None, False))
+        self._inbox.put_nowait((None, None, False, None))
 
     async def _run(self) -> None:
         while True:
-            rec, after, trusted = await self._inbox.get()
+            rec, after, trusted, stored = await self._inbox.get()
             self._busy = True  # offers wait in the inbox meanwhile: a catch-up may be reading
             try:
                 if rec is None:
                     await self._catch_up()
                 else:
-                    await self._take(rec, after, trusted)
+                    await self._take(rec, after, trusted, stored)
             except Exception as exc:
                 log.error("feed_event_failed", room_id=self.room_id, seq=rec.seq if rec else None,
                           error=type(exc).__name__)
@@ -113,7 +115,7 @@ class RoomFeed:
             if len(stored) < CATCH_UP_PAGE:
                 return
 
-    async def _take(self, rec: Recorded, after: Room | None, trusted: bool) -> None:
+    async def _take(self, rec: Recorded, after: Room | None, trusted: bool, stored: bytes | None) -> None:
         head = self.room.seq if self.room is not None else 0
         if rec.seq < head:
             return  # seen already
@@ -122,13 +124,13 @@ class RoomFeed:
                 self._publish(decode(ev.payload), None, False)
             if (self.room.seq if self.room is not None else 0) != rec.seq:
                 return
-        self._publish(rec, after, trusted)
+        self._publish(rec, after, trusted, stored)
 
-    def _publish(self, rec: Recorded, after: Room | None, trusted: bool) -> None:
+    def _publish(self, rec: Recorded, after: Room | None, trusted: bool, stored: bytes | None = None) -> None:
         """Fold ``rec`` once (or take the owner's fold) and hand it to every stream."""
         self.room = after if after is not None else evolve(self.room, rec)
         self.repo.observe(rec, self.room, trusted)
-        item = Live(rec, self.room)
+        item = Live(rec, self.room, stored)
         for queue in self.subscribers:
             queue.put_nowait(item)
 
@@ -147,12 +149,13 @@ class Feeds:
     def following(self, room_id: str) -> bool:
         return room_id in self._feeds
 
-    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False) -> None:
+    def offer(self, rec: Recorded, after: Room | None = None, trusted: bool = False,
+              stored: bytes | None = None) -> None:
         """A committed event (from the topic, or from this instance's owner with the room
-        after it)."""
+        after it and ``stored``, the bytes it appended: ``encode(rec)``)."""
         feed = self._feeds.get(rec.room_id)
         if feed is not None:
-            feed.offer(rec, after, trusted)
+            feed.offer(rec, after, trusted, stored)
         else:
             self.repo.observe(rec, after, trusted)
 

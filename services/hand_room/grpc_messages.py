@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import time
 
+from hand.v1 import room_events_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand_engine import view
 from hand_wire import view_to_proto, room_info, to_proto
@@ -46,8 +47,10 @@ class EventMessages:
     nothing from them (``for_seat`` returns it as it is), the room's info for every seated
     reader (it differs for spectators only: the join code). The view is each seat's own."""
 
-    def __init__(self, room_after: Room, rec: Recorded) -> None:
-        self.room, self.rec = room_after, rec
+    def __init__(self, room_after: Room, rec: Recorded, stored: bytes | None = None) -> None:
+        """``stored``: ``encode(rec)`` when the caller holds it (the owner, just after its
+        append): the whole event is parsed from it (C) instead of built again (Python)."""
+        self.room, self.rec, self.stored = room_after, rec, stored
         self._messages: dict[int | None, pb.WatchResponse] = {}
         self._whole = None  # the event's RoomEvent, for the readers it hides nothing from
         self._infos: dict[bool, object] = {}  # seated → RoomInfo
@@ -58,7 +61,7 @@ class EventMessages:
             shown = for_seat(self.rec, seat)
             if shown is self.rec:
                 if self._whole is None:
-                    self._whole = to_proto(shown)
+                    self._whole = to_proto(shown) if self.stored is None else room_events_pb2.RoomEvent.FromString(self.stored)
                 event = self._whole
             else:
                 event = to_proto(shown)

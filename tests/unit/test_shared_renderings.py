@@ -43,6 +43,28 @@ def test_each_readers_message_is_what_its_own_rendering_gives(preset: str, seats
             assert shared.message(seat) is shared.message(seat)  # rendered once
 
 
+@pytest.mark.parametrize("preset,seats", [("hand", 2), ("saudi", 4)])
+def test_messages_from_the_appended_bytes_are_the_messages_rendered_again(
+        preset: str, seats: int, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The owner hands its feed the bytes it appended (``encode(rec)``): a reader the event
+    hides nothing from gets it parsed from them, not built again, and every reader's message
+    is what the per-reader rendering gives."""
+    import hand_room.grpc_messages as messages
+
+    events, rooms = _match(preset, seats)
+    readers = [*range(seats), None]
+    expected = [[_without_clock(event_message(room, rec, seat)) for seat in readers]
+                for rec, room in zip(events, rooms, strict=True)]
+    built: list[object] = []
+    to_proto = messages.to_proto
+    monkeypatch.setattr(messages, "to_proto", lambda rec: built.append(rec) or to_proto(rec))
+    for rec, room, wanted in zip(events, rooms, expected, strict=True):
+        shared = EventMessages(room, rec, encode(rec))
+        assert [_without_clock(shared.message(seat)) for seat in readers] == wanted, rec.kind
+    originals = {id(rec) for rec in events}
+    assert built and not any(id(rec) in originals for rec in built)  # only redacted copies are built
+
+
 def test_a_move_that_hides_nothing_is_the_same_record_for_every_reader() -> None:
     events, _ = _match("hand", 2)
     moves = [rec for rec in events if isinstance(rec.event, MoveMade)]
