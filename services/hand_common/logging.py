@@ -225,9 +225,9 @@ class bound_context:
     that one reads every context variable of the task on the way in (to save the old
     values) and is a generator-based context manager; this one keeps the ``Token`` of each
     variable it sets and resets it (three keys: 5.0–5.4 µs → 2.1 µs, timeit; every call
-    and every command of a room instance binds its values so). A block left in another context than it was entered
-    in (an async generator closed by the collector's finalizer) restores the old value by
-    setting it instead."""
+    and every command of a room instance binds its values so). A block left in another
+    context than it was entered in (an async generator closed by the collector's
+    finalizer) restores the old value by setting it instead."""
 
     __slots__ = ("_values", "_tokens")
 

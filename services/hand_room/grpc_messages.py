@@ -60,8 +60,9 @@ class EventMessages:
         if msg is None:
             shown = for_seat(self.rec, seat)
             if shown is self.rec:
-                if self._whole is None:
-                    self._whole = to_proto(shown) if self.stored is None else room_events_pb2.RoomEvent.FromString(self.stored)
+                if self._whole is None:  # parsed from the appended bytes where the owner has them
+                    self._whole = (to_proto(shown) if self.stored is None
+                                   else room_events_pb2.RoomEvent.FromString(self.stored))
                 event = self._whole
             else:
                 event = to_proto(shown)

@@ -54,11 +54,8 @@ class RoomRepository:
         ``fresh``; None if the room does not exist."""
         if (room := self.at_hand(room_id, min_seq, fresh)) is not None:
             return room
-        room = self._rooms.get(room_id)
-        if room is not None and (fresh or room_id in self._doubted or (min_seq is not None and room.seq < min_seq)):
-            room = await self._fast_forward(room)
-        elif room is None:
-            room = await self._fold(room_id)
+        room = self._rooms.get(room_id)  # cached but not usable as it is: its tail first
+        room = await self._fast_forward(room) if room is not None else await self._fold(room_id)
         if room is not None:
             room = self.put(room)
         return room
