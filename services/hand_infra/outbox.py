@@ -13,7 +13,13 @@ The writer that just committed events may hand them over rendered
 decoded and encoded again, and marked published (by ``(room_id, seq)``) once
 acked; the polling pass skips them meanwhile. If a direct send fails, its rows
 stay pending and the polling pass publishes them: the outbox stays the safety
-net.
+net. Where every writer publishes its own rows so (the room instances sharing
+one store), ``orphan_after_s`` leaves a row to its writer for that long: a
+polling pass takes only older rows — those of a writer that died or gave up
+before its ack — so one instance's pass does not publish again what another
+has just sent and not yet marked. After one of this relay's own direct sends
+was skipped or failed (or its writer says an append's fate is unknown:
+:meth:`unsent`), its passes take every row for that long.
 
 If a send fails, the relay marks nothing after it for that room, so the
 failed event and its successors go out again, in order, on the next pass.
@@ -34,6 +40,7 @@ import asyncio
 import contextlib
 import time
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import structlog
@@ -70,8 +77,12 @@ class OutboxRelay:
                  batch_size: int = 500, idle_interval: float = 0.05,
                  retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None,
                  mark_interval: float = 0.0, ack_timeout: float = 5.0, watch: Any = None,
-                 broker: BrokerPort | None = None) -> None:
+                 broker: BrokerPort | None = None, orphan_after_s: float = 0.0) -> None:
         self.ack_timeout, self.watch = ack_timeout, watch
+        # >0: a polling pass takes only rows appended at least this long ago (younger ones are
+        # their writer's to publish directly), except for this long after an own send failed
+        self.orphan_after_s = orphan_after_s
+        self._take_all_until = 0.0
         self.store, self.settings, self.topic = store, settings, topic
         self.broker = kafka_or(broker, settings)  # where the producer comes from
         # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
@@ -125,6 +136,14 @@ class OutboxRelay:
         """Wake the loop now (call after an append)."""
         self._wake.set()
 
+    def unsent(self) -> None:
+        """Some of this writer's rows may be pending without a direct send under way (a send
+        skipped or failed, an append whose outcome is unknown): for ``orphan_after_s`` the
+        polling passes take every pending row, young ones included; and one runs now."""
+        if self.orphan_after_s > 0:
+            self._take_all_until = time.monotonic() + self.orphan_after_s
+        self._wake.set()
+
     async def _loop(self) -> None:
         while not self._stopping:
             self._wake.clear()
@@ -167,7 +186,7 @@ class OutboxRelay:
         command that made it; None: the current one). Acked rows are marked published with
         the next mark."""
         if self._producer is None or (self.watch is not None and not self.watch.up):
-            self.notify()  # the polling pass (or the broker's return) takes them
+            self.unsent()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
         asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
@@ -189,7 +208,7 @@ class OutboxRelay:
         except Exception as exc:  # not sent or not acked in time: the polling pass publishes them
             log_failure(log, "direct_publish_failed", exc, events=len(items))
             self._direct.difference_update((r, q) for r, q, _ in items)
-            self.notify()
+            self.unsent()
             return
         failed = {k for (keys, _), res in zip(futures, results, strict=True) if isinstance(res, BaseException)
                   for k in keys}
@@ -199,7 +218,7 @@ class OutboxRelay:
         self.published += len(acked)
         OUTBOX_PUBLISHED.inc(len(acked))
         if failed:
-            self.notify()
+            self.unsent()
         if len(self._direct_acked) >= self.batch_size // 2:
             self.notify()  # the loop marks them
 
@@ -225,6 +244,13 @@ class OutboxRelay:
         future.add_done_callback(produced(topic, time.perf_counter()))
         return future
 
+    def _young_from(self) -> datetime | None:
+        """Where a polling pass stops: rows appended since are their writers' own to publish
+        (None: it takes every row)."""
+        if self.orphan_after_s <= 0 or time.monotonic() < self._take_all_until:
+            return None
+        return datetime.now(UTC) - timedelta(seconds=self.orphan_after_s)
+
     async def publish_pending(self) -> int:
         """Publish one batch of the outbox; return how many rows were marked."""
         if self._producer is None:
@@ -234,7 +260,7 @@ class OutboxRelay:
         # most of what a pass read
         await self._mark()
         entries = [e for e in await self.store.pending_outbox(
-            self.batch_size + len(self._unmarked) + len(self._direct))
+            self.batch_size + len(self._unmarked) + len(self._direct), before=self._young_from())
             if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct][:self.batch_size]
         OUTBOX_BACKLOG.set(len(entries))
         now = time.perf_counter()

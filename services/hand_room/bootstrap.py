@@ -89,9 +89,13 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     broker = kafka_or(broker, kafka)
     watch = BrokerWatch(kafka, list(names.values()), broker=broker)  # outages: fail fast, then reconnect
     # woken by every commit of this instance's owner; polling (rows other instances
-    # wrote and did not relay) only twice a second, so an idle instance stays idle
+    # wrote and did not relay) only twice a second, so an idle instance stays idle. Every
+    # instance sends its own rows straight after the commit: a pass leaves another's rows
+    # to it for longer than a send's ack timeout (5 s) and a mark, and takes them after
+    # that (an instance that died with rows unsent)
     relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
-                        routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker)
+                        routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker,
+                        orphan_after_s=6.0)
     repo = RoomRepository(store)
     feeds = Feeds(store, repo)
     ownership = OwnershipMap(me, kafka.partitions)

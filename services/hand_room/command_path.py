@@ -262,7 +262,12 @@ class CommandPath:
                  for p in batch.planned]
         began, began_ns = time.perf_counter(), time.time_ns()
         with start_span("room.append", commands=len(items)):
-            results = await budget.call(self.store.append_batch(items)) if items else []
+            try:
+                results = await budget.call(self.store.append_batch(items)) if items else []
+            except BaseException:
+                if items and self.relay is not None:
+                    self.relay.unsent()  # committed or not, nobody sends them now: the polling pass looks
+                raise
         ended_ns = time.time_ns()
         if items:
             M.STORE_APPEND.observe(time.perf_counter() - began)

@@ -10,6 +10,7 @@ import socket
 import subprocess
 import sys
 import time
+from datetime import datetime
 from typing import Any
 
 import pytest
@@ -168,8 +169,8 @@ async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothi
         def __init__(self) -> None:
             self.marks = 0
 
-        async def pending_outbox(self, limit: int) -> list:
-            return await store.pending_outbox(limit)
+        async def pending_outbox(self, limit: int, before: datetime | None = None) -> list:
+            return await store.pending_outbox(limit, before)
 
         async def mark_published(self, ids: list[int]) -> None:
             self.marks += 1
@@ -238,8 +239,8 @@ async def test_rows_published_directly_and_acked_are_not_read_back_by_the_pollin
         def __getattr__(self, name: str) -> Any:
             return getattr(store, name)
 
-        async def pending_outbox(self, limit: int) -> list:
-            rows = await store.pending_outbox(limit)
+        async def pending_outbox(self, limit: int, before: datetime | None = None) -> list:
+            rows = await store.pending_outbox(limit, before)
             read.append(len(rows))
             return rows
 
@@ -328,3 +329,64 @@ async def test_a_direct_publish_sends_one_batch_a_partition_each_record_where_it
         finally:
             await consumer.stop()
         assert seen == {room: [values[index] for r, _, values in items if r == room] for room in rooms}
+
+
+async def test_instances_sharing_a_store_leave_each_others_young_rows_and_take_a_dead_writers(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    """Two room instances' relays on one store. Each publishes its own rows directly; a row
+    sent and acked by one and not yet marked is left alone by the other's polling pass (before:
+    it was published again, twice over for every instance), and a row nobody sent — its writer
+    died — is taken once it is ``orphan_after_s`` old."""
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(3)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=2)
+    mine = await store.pending_outbox(limit=10_000)
+    a = OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], mark_interval=30.0, orphan_after_s=1.5)
+    b_ = OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], mark_interval=30.0, orphan_after_s=1.5)
+    await a.start(run=False)
+    await b_.start(run=False)
+    try:
+        a.publish_direct([(e.room_id, e.seq, [envelope(e)]) for e in mine])
+        deadline = time.monotonic() + 10
+        while a.published < total:  # acked, not marked (the mark waits 30 s)
+            assert time.monotonic() < deadline, a.published
+            await asyncio.sleep(0.01)
+        assert len(await store.pending_outbox()) == total
+        assert await b_.publish_pending() == 0  # the other instance's pass leaves them
+        dead = await append_rounds(store, rooms, rounds=1)  # a writer that died before sending
+        assert await b_.publish_pending() == 0  # too young to be an orphan yet
+        await asyncio.sleep(1.6)
+        await a._mark(force=True)  # the writer's mark comes; the dead writer's never will
+        assert await b_.publish_pending() == dead  # old enough: taken
+        await b_._mark(force=True)
+        assert await store.pending_outbox() == []
+    finally:
+        await a.stop()
+        await b_.stop()
+    deduper: Deduper[dict] = Deduper()
+    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total + dead, total + dead)
+    assert len(raw) == total + dead and deduper.duplicates == 0  # nothing published twice
+
+
+async def test_after_its_own_send_was_skipped_a_relay_takes_young_rows_at_once(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(2)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=1)
+    entries = await store.pending_outbox(limit=10_000)
+    relay = OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], orphan_after_s=30.0)
+    await relay.start(run=False)
+    try:
+        assert await relay.publish_pending() == 0  # young, and nothing says they are its own
+        producer, relay._producer = relay._producer, None  # a send skipped (no producer)
+        relay.publish_direct([(e.room_id, e.seq, [envelope(e)]) for e in entries])
+        relay._producer = producer
+        assert await relay.publish_pending() == total  # its own unsent rows: taken now
+        assert await store.pending_outbox() == []
+    finally:
+        await relay.stop()
+    deduper: Deduper[dict] = Deduper()
+    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
+    assert len(raw) == total and deduper.duplicates == 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import asyncio
-from datetime import UTC
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -185,6 +185,21 @@ async def test_rows_marked_by_room_and_seq_are_those_and_no_others(store: EventS
     await store.mark_published_at(keys[:5])  # again: nothing more
     left = {(p.room_id, p.seq) for p in await store.pending_outbox(limit=1000)}
     assert left == {(f"r{r}", q) for r in range(1, 30, 2) for q in (0, 1)} - {("r1", 1)}
+
+
+async def test_pending_rows_before_a_moment_are_those_appended_earlier_in_order(store: EventStore) -> None:
+    """The polling relay's read of rows old enough to be a dead writer's (``before``): the
+    younger rows are left out, the older come oldest first; without it, every pending row."""
+    await store.append("old", 0, [("A", b({})), ("B", b({}))])
+    await asyncio.sleep(0.05)
+    cut = datetime.now(UTC)
+    await asyncio.sleep(0.05)
+    await store.append("young", 0, [("A", b({}))])
+    await store.append("old", 2, [("C", b({}))])
+    assert [(p.room_id, p.seq) for p in await store.pending_outbox(limit=100, before=cut)] == [("old", 0), ("old", 1)]
+    assert [(p.room_id, p.seq) for p in await store.pending_outbox(limit=100)] == [
+        ("old", 0), ("old", 1), ("young", 0), ("old", 2)]
+    assert await store.pending_outbox(limit=100, before=cut - timedelta(hours=1)) == []
 
 
 async def test_sqlite_marks_many_rows_in_one_statement_a_chunk_not_one_a_row(tmp_path: Path) -> None:
