@@ -83,6 +83,7 @@ class OutboxRelay:
         # their writer's to publish directly), except for this long after an own send failed
         self.orphan_after_s = orphan_after_s
         self._take_all_until = 0.0
+        self._sending: set[asyncio.Future] = set()  # direct sends under way
         self.store, self.settings, self.topic = store, settings, topic
         self.broker = kafka_or(broker, settings)  # where the producer comes from
         # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
@@ -114,6 +115,9 @@ class OutboxRelay:
         """Finish the pass in flight (up to ``timeout`` s), then stop the producer."""
         self._stopping = True
         self._wake.set()
+        if self._sending:  # direct sends under way: what they get acked is marked below, not
+            # left for another instance's pass to publish again
+            await asyncio.wait(list(self._sending), timeout=timeout)
         if self._task is not None:
             # On timeout wait_for cancels the pass; its unmarked rows go out again later.
             with contextlib.suppress(TimeoutError):
@@ -189,7 +193,9 @@ class OutboxRelay:
             self.unsent()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
-        asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
+        sending = asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
+        self._sending.add(sending)
+        sending.add_done_callback(self._sending.discard)
 
     async def _send_direct(self, items, traces) -> None:
         futures = []  # (the (room_id, seq) a batch carries, its future)

@@ -390,3 +390,20 @@ async def test_after_its_own_send_was_skipped_a_relay_takes_young_rows_at_once(
     deduper: Deduper[dict] = Deduper()
     raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
     assert len(raw) == total and deduper.duplicates == 0
+
+
+async def test_a_stop_waits_for_the_direct_sends_under_way_and_marks_what_they_got_acked(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    """A graceful stop right after a commit: its direct send is finished and marked, not left
+    pending for another instance's pass to publish a second time."""
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(3)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=2)
+    entries = await store.pending_outbox(limit=10_000)
+    relay = OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], mark_interval=30.0, orphan_after_s=6.0)
+    await relay.start()
+    relay.publish_direct([(e.room_id, e.seq, [envelope(e)]) for e in entries])
+    await relay.stop()  # at once: the send is still under way
+    assert relay.published == total
+    assert await store.pending_outbox() == []
