@@ -17,7 +17,8 @@ net. Where every writer publishes its own rows so (the room instances sharing
 one store), ``orphan_after_s`` leaves a row to its writer for that long: a
 polling pass takes only older rows — those of a writer that died or gave up
 before its ack — so one instance's pass does not publish again what another
-has just sent and not yet marked. After one of this relay's own direct sends
+has just sent and not yet marked; and ``mine`` gives each relay the rows of the
+rooms its instance owns, so a backlog goes out once, not once per instance. After one of this relay's own direct sends
 was skipped or failed (or its writer says an append's fate is unknown:
 :meth:`unsent`), its passes take every row for that long.
 
@@ -77,12 +78,17 @@ class OutboxRelay:
                  batch_size: int = 500, idle_interval: float = 0.05,
                  retry_interval: float = 0.5, routes: Sequence[tuple[str, Render]] | None = None,
                  mark_interval: float = 0.0, ack_timeout: float = 5.0, watch: Any = None,
-                 broker: BrokerPort | None = None, orphan_after_s: float = 0.0) -> None:
+                 broker: BrokerPort | None = None, orphan_after_s: float = 0.0,
+                 mine: Callable[[str], bool] | None = None) -> None:
         self.ack_timeout, self.watch = ack_timeout, watch
         # >0: a polling pass takes only rows appended at least this long ago (younger ones are
         # their writer's to publish directly), except for this long after an own send failed
         self.orphan_after_s = orphan_after_s
         self._take_all_until = 0.0
+        # the rooms whose rows this relay's polling pass takes (None: every room): where several
+        # relays share one outbox, each takes the rooms its instance owns, so a backlog (after a
+        # broker outage, a dead instance's rows) goes out once, not once per instance
+        self.mine = mine
         self._sending: set[asyncio.Future] = set()  # direct sends under way
         self.store, self.settings, self.topic = store, settings, topic
         self.broker = kafka_or(broker, settings)  # where the producer comes from
@@ -267,7 +273,8 @@ class OutboxRelay:
         await self._mark()
         entries = [e for e in await self.store.pending_outbox(
             self.batch_size + len(self._unmarked) + len(self._direct), before=self._young_from())
-            if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct][:self.batch_size]
+            if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct
+            and (self.mine is None or self.mine(e.room_id))][:self.batch_size]
         OUTBOX_BACKLOG.set(len(entries))
         now = time.perf_counter()
         for entry in entries:

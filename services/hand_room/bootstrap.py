@@ -88,17 +88,18 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     names = topic_names(topics)
     broker = kafka_or(broker, kafka)
     watch = BrokerWatch(kafka, list(names.values()), broker=broker)  # outages: fail fast, then reconnect
+    ownership = OwnershipMap(me, kafka.partitions)
     # woken by every commit of this instance's owner; polling (rows other instances
     # wrote and did not relay) only twice a second, so an idle instance stays idle. Every
     # instance sends its own rows straight after the commit: a pass leaves another's rows
     # to it for longer than a send's ack timeout (5 s) and a mark, and takes them after
-    # that (an instance that died with rows unsent)
+    # that (an instance that died with rows unsent): those of the rooms it owns now, or that
+    # nobody holds as far as it knows
     relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
                         routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker,
-                        orphan_after_s=6.0)
+                        orphan_after_s=6.0, mine=lambda room_id: ownership.owner_of(room_id) in (None, me))
     repo = RoomRepository(store)
     feeds = Feeds(store, repo)
-    ownership = OwnershipMap(me, kafka.partitions)
     # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).
     owner_kafka = dataclasses.replace(kafka, session_timeout_ms=config.session_timeout_ms,
                                       heartbeat_interval_ms=config.heartbeat_ms)

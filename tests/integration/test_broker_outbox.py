@@ -407,3 +407,34 @@ async def test_a_stop_waits_for_the_direct_sends_under_way_and_marks_what_they_g
     await relay.stop()  # at once: the send is still under way
     assert relay.published == total
     assert await store.pending_outbox() == []
+
+
+async def test_relays_sharing_a_store_publish_a_backlog_once_each_the_rooms_it_is_given(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    """A backlog older than ``orphan_after_s`` (a broker outage, a dead instance's rows) and two
+    relays on the store, each given the rooms its instance owns (``mine``): every row goes out
+    once, by the relay of its room's owner (before: by both)."""
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(6)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=3)
+    await asyncio.sleep(0.3)
+    owner = {room: i % 2 for i, room in enumerate(rooms)}
+    relays = [OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], orphan_after_s=0.2,
+                          mine=lambda room, me=me: owner[room] == me) for me in (0, 1)]
+    for relay in relays:
+        await relay.start(run=False)
+    try:
+        first = await relays[0].publish_pending()
+        second = await relays[1].publish_pending()
+    finally:
+        for relay in relays:
+            await relay.stop()
+    by_owner = [0, 0]
+    for room in rooms:
+        by_owner[owner[room]] += len(await store.load(room))
+    assert (first, second) == tuple(by_owner) and first + second == total
+    assert await store.pending_outbox() == []
+    deduper: Deduper[dict] = Deduper()
+    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
+    assert len(raw) == total and deduper.duplicates == 0
