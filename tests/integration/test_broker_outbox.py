@@ -125,6 +125,13 @@ def by_room(events: list[dict]) -> dict[str, list[int]]:
     return rooms
 
 
+async def assert_published_once(settings: KafkaSettings, topic: str, group: str, total: int) -> None:
+    """``topic`` holds ``total`` events, none of them twice."""
+    deduper: Deduper[dict] = Deduper()
+    raw, _ = await consume(settings, topic, group, deduper, total, total)
+    assert len(raw) == total and deduper.duplicates == 0
+
+
 async def append_rounds(store: EventStore, rooms: list[str], rounds: int) -> int:
     """Interleave appends of 1–3 events to each room, ``rounds`` times; return the count."""
     count = 0
@@ -219,9 +226,7 @@ async def test_with_a_mark_interval_acked_rows_are_marked_later_in_one_write_and
     finally:
         await relay.stop()  # the stop marks what was acked
     assert await store.pending_outbox() == []
-    deduper: Deduper[dict] = Deduper()
-    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
-    assert len(raw) == total and deduper.duplicates == 0
+    await assert_published_once(broker, topic, f"g-{unique}", total)
 
 
 async def test_rows_published_directly_and_acked_are_not_read_back_by_the_polling_pass(
@@ -257,9 +262,7 @@ async def test_rows_published_directly_and_acked_are_not_read_back_by_the_pollin
         assert await store.pending_outbox() == []
     finally:
         await relay.stop()
-    deduper: Deduper[dict] = Deduper()
-    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
-    assert len(raw) == total and deduper.duplicates == 0
+    await assert_published_once(broker, topic, f"g-{unique}", total)
 
 
 async def test_a_direct_publish_sends_one_batch_a_partition_each_record_where_its_key_goes(
@@ -364,9 +367,7 @@ async def test_instances_sharing_a_store_leave_each_others_young_rows_and_take_a
     finally:
         await a.stop()
         await b_.stop()
-    deduper: Deduper[dict] = Deduper()
-    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total + dead, total + dead)
-    assert len(raw) == total + dead and deduper.duplicates == 0  # nothing published twice
+    await assert_published_once(broker, topic, f"g-{unique}", total + dead)  # nothing twice
 
 
 async def test_after_its_own_send_was_skipped_a_relay_takes_young_rows_at_once(
@@ -387,9 +388,7 @@ async def test_after_its_own_send_was_skipped_a_relay_takes_young_rows_at_once(
         assert await store.pending_outbox() == []
     finally:
         await relay.stop()
-    deduper: Deduper[dict] = Deduper()
-    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
-    assert len(raw) == total and deduper.duplicates == 0
+    await assert_published_once(broker, topic, f"g-{unique}", total)
 
 
 async def test_a_stop_waits_for_the_direct_sends_under_way_and_marks_what_they_got_acked(
@@ -435,6 +434,4 @@ async def test_relays_sharing_a_store_publish_a_backlog_once_each_the_rooms_it_i
         by_owner[owner[room]] += len(await store.load(room))
     assert (first, second) == tuple(by_owner) and first + second == total
     assert await store.pending_outbox() == []
-    deduper: Deduper[dict] = Deduper()
-    raw, ready = await consume(broker, topic, f"g-{unique}", deduper, total, total)
-    assert len(raw) == total and deduper.duplicates == 0
+    await assert_published_once(broker, topic, f"g-{unique}", total)
