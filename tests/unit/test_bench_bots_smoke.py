@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from tests.bench_support import BENCH, load_bench
 from tests.scale_support import examples
 
@@ -14,6 +16,7 @@ def load():
     return load_bench("bench_bots")
 
 
+@pytest.mark.bench  # 30 s on 2 CPUs: with the other benchmarks' smoke runs (make bench-smoke), out of make test's budget
 def test_bench_bots_tiny_run_reports_strength_and_latency(tmp_path, capsys) -> None:
     bench = load()
     out = tmp_path / "bots.json"
