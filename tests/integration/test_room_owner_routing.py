@@ -10,9 +10,10 @@ from pathlib import Path
 
 import grpc
 import pytest
+from aiokafka import AIOKafkaConsumer
 from prometheus_client import REGISTRY
 
-from hand.v1 import actions_pb2, errors_pb2
+from hand.v1 import actions_pb2, errors_pb2, room_events_pb2
 from hand.v1 import room_service_pb2 as pb
 from hand.v1 import room_service_pb2_grpc as pb_grpc
 from hand_infra.eventstore import EventStore
@@ -22,7 +23,7 @@ from hand_room.partitions import partition_of
 
 from .room_support import (
     Player, Watcher, a_move_ready, create_room, make_topics, moved_to, rule_error_of, seq_of, start_instance,
-    topics_for, wait_for,
+    started_room, topics_for, wait_for,
 )
 
 REDIRECTED = (("hand-redirected", "1"),)
@@ -232,3 +233,34 @@ async def test_a_forwarded_act_is_answered_though_the_replies_partition_sat_paus
     await wait_for(paused, 10)
     await w.close()
     await seat_w.close()
+
+
+async def test_each_event_reaches_the_topic_once_though_both_instances_relay_one_outbox(pair, broker, unique) -> None:
+    """Both instances publish their own rows straight after the commit and poll the shared
+    outbox twice a second. Before, each instance's pass sent again the other's rows it had not
+    yet marked: most events of a room reached hand.room-events twice."""
+    rooms = []
+    for stub in (pair.stub_a, pair.stub_b, pair.stub_a, pair.stub_b):
+        rooms.append((await started_room(stub))[0])
+    await asyncio.sleep(2.0)  # four polling passes of each instance
+    stored = {}
+    for room_id in rooms:
+        stored[room_id] = [e.seq for e in await pair.a.store.load(room_id)]
+    want = sum(map(len, stored.values()))
+    consumer = AIOKafkaConsumer(topics_for(unique)["events"], **broker.consumer_kwargs(f"g-{unique}-once"))
+    await consumer.start()
+    seen: list[tuple[str, int]] = []
+    try:
+        deadline = asyncio.get_running_loop().time() + 20
+        quiet_from = None
+        while asyncio.get_running_loop().time() < deadline:
+            got = [(ev.room_id, ev.seq) for records in (await consumer.getmany(timeout_ms=200)).values()
+                   for ev in (room_events_pb2.RoomEvent.FromString(r.value) for r in records)]
+            seen += [k for k in got if k[0] in stored]
+            if len(seen) >= want:
+                quiet_from = quiet_from or asyncio.get_running_loop().time()
+                if asyncio.get_running_loop().time() - quiet_from > 1.0:  # late copies would be here by now
+                    break
+    finally:
+        await consumer.stop()
+    assert sorted(seen) == sorted((room_id, seq) for room_id, seqs in stored.items() for seq in seqs)
