@@ -17,10 +17,11 @@ net. Where every writer publishes its own rows so (the room instances sharing
 one store), ``orphan_after_s`` leaves a row to its writer for that long: a
 polling pass takes only older rows — those of a writer that died or gave up
 before its ack — so one instance's pass does not publish again what another
-has just sent and not yet marked; and ``mine`` gives each relay the rows of the
-rooms its instance owns, so a backlog goes out once, not once per instance. After one of this relay's own direct sends
-was skipped or failed (or its writer says an append's fate is unknown:
-:meth:`unsent`), its passes take every row for that long.
+has just sent and not yet marked; and ``mine`` gives each relay the rows of
+the rooms its instance owns, so a backlog goes out once, not once per
+instance. After one of this relay's own direct sends was skipped or failed
+(or its writer says an append's fate is unknown: :meth:`unsent`), its passes
+take every row for that long.
 
 If a send fails, the relay marks nothing after it for that room, so the
 failed event and its successors go out again, in order, on the next pass.
