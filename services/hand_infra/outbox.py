@@ -150,10 +150,11 @@ class OutboxRelay:
     def unsent(self) -> None:
         """Some of this writer's rows may be pending without a direct send under way (a send
         skipped or failed, an append whose outcome is unknown): for ``orphan_after_s`` the
-        polling passes take every pending row, young ones included; and one runs now."""
+        polling passes take every pending row, young ones included. Wakes nothing: a failed
+        send also calls :meth:`notify`; after an append the store refused, the next pass comes
+        at its interval rather than at once to a store that is in trouble."""
         if self.orphan_after_s > 0:
             self._take_all_until = time.monotonic() + self.orphan_after_s
-        self._wake.set()
 
     async def _loop(self) -> None:
         while not self._stopping:
@@ -197,7 +198,8 @@ class OutboxRelay:
         command that made it; None: the current one). Acked rows are marked published with
         the next mark."""
         if self._producer is None or (self.watch is not None and not self.watch.up):
-            self.unsent()  # the polling pass (or the broker's return) takes them
+            self.unsent()
+            self.notify()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
         sending = asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
@@ -222,6 +224,7 @@ class OutboxRelay:
             log_failure(log, "direct_publish_failed", exc, events=len(items))
             self._direct.difference_update((r, q) for r, q, _ in items)
             self.unsent()
+            self.notify()
             return
         failed = {k for (keys, _), res in zip(futures, results, strict=True) if isinstance(res, BaseException)
                   for k in keys}
@@ -232,6 +235,7 @@ class OutboxRelay:
         OUTBOX_PUBLISHED.inc(len(acked))
         if failed:
             self.unsent()
+            self.notify()
         if len(self._direct_acked) >= self.batch_size // 2:
             self.notify()  # the loop marks them
 

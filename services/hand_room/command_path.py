@@ -266,7 +266,7 @@ class CommandPath:
                 results = await budget.call(self.store.append_batch(items)) if items else []
             except BaseException:
                 if items and self.relay is not None:
-                    self.relay.unsent()  # committed or not, nobody sends them now: the polling pass looks
+                    self.relay.unsent()  # committed or not, nobody sends them now: the polling pass will look
                 raise
         ended_ns = time.time_ns()
         if items:
