@@ -61,6 +61,10 @@ log = structlog.get_logger("hand_infra.outbox")
 
 Render = Callable[[OutboxEntry], "bytes | None"]
 
+#: how long relays sharing an outbox leave a row to the relay that wrote it: longer than a
+#: direct send's ack timeout (``OutboxRelay``'s default, 5 s) and a mark (docs/decisions/0046)
+ORPHAN_AFTER_S = 6.0
+
 
 def as_stored(entry: OutboxEntry) -> bytes:
     """The default route's rendering: the stored payload as it is."""
@@ -156,6 +160,11 @@ class OutboxRelay:
         if self.orphan_after_s > 0:
             self._take_all_until = time.monotonic() + self.orphan_after_s
 
+    def _own_unsent(self) -> None:
+        """A direct send skipped or failed: its rows are the polling pass's, young or not, now."""
+        self.unsent()
+        self.notify()
+
     async def _loop(self) -> None:
         while not self._stopping:
             self._wake.clear()
@@ -198,8 +207,7 @@ class OutboxRelay:
         command that made it; None: the current one). Acked rows are marked published with
         the next mark."""
         if self._producer is None or (self.watch is not None and not self.watch.up):
-            self.unsent()
-            self.notify()  # the polling pass (or the broker's return) takes them
+            self._own_unsent()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
         sending = asyncio.ensure_future(self._send_direct(list(items), _traces(len(items), contexts)))
@@ -223,8 +231,7 @@ class OutboxRelay:
         except Exception as exc:  # not sent or not acked in time: the polling pass publishes them
             log_failure(log, "direct_publish_failed", exc, events=len(items))
             self._direct.difference_update((r, q) for r, q, _ in items)
-            self.unsent()
-            self.notify()
+            self._own_unsent()
             return
         failed = {k for (keys, _), res in zip(futures, results, strict=True) if isinstance(res, BaseException)
                   for k in keys}
@@ -234,8 +241,7 @@ class OutboxRelay:
         self.published += len(acked)
         OUTBOX_PUBLISHED.inc(len(acked))
         if failed:
-            self.unsent()
-            self.notify()
+            self._own_unsent()
         if len(self._direct_acked) >= self.batch_size // 2:
             self.notify()  # the loop marks them
 

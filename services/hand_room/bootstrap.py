@@ -23,7 +23,7 @@ from hand_common.identity import Verifier
 from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.broker_watch import BrokerWatch
 from hand_infra.eventstore import EventStore
-from hand_infra.outbox import OutboxRelay
+from hand_infra.outbox import ORPHAN_AFTER_S, OutboxRelay
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import BOT_REQUESTS, ROOM_COMMANDS, ROOM_EVENTS, ROOM_EVENTS_PUBLIC, ROOM_REPLIES
 from hand_wire import private_value, public_value
@@ -92,12 +92,11 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     # woken by every commit of this instance's owner; polling (rows other instances
     # wrote and did not relay) only twice a second, so an idle instance stays idle. Every
     # instance sends its own rows straight after the commit: a pass leaves another's rows
-    # to it for longer than a send's ack timeout (5 s) and a mark, and takes them after
-    # that (an instance that died with rows unsent): those of the rooms it owns now, or that
-    # nobody holds as far as it knows
+    # to it for ORPHAN_AFTER_S and takes them after that (an instance that died with rows
+    # unsent): those of the rooms it owns now, or that nobody holds as far as it knows
     relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
                         routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker,
-                        orphan_after_s=6.0, mine=lambda room_id: ownership.owner_of(room_id) in (None, me))
+                        orphan_after_s=ORPHAN_AFTER_S, mine=lambda room_id: ownership.owner_of(room_id) in (None, me))
     repo = RoomRepository(store)
     feeds = Feeds(store, repo)
     # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).
