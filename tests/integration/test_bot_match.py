@@ -158,8 +158,10 @@ async def test_a_bot_answer_the_store_hung_on_does_not_leave_the_turns_to_their_
     """The store hangs on the batch holding a bot's answer past HAND_ROOM_STORE_TIMEOUT_S:
     the owner refuses it and forgets the room (the append may have landed). It reads the
     room back from the store and arms its turn again, so the bots go on at once (before,
-    the turn was left to its 60 s timer)."""
-    async with _stack(broker, tmp_path, unique, HAND_ROOM_STORE_TIMEOUT_S="0.3") as s:
+    the turn was left to its 60 s timer). The timeout is the default's, 1 s, well short of
+    the 30 s hang: at 0.3 s a set-up call (CreateRoom) was refused once under the full
+    suite's contention, a pass taking 380 ms."""
+    async with _stack(broker, tmp_path, unique, HAND_ROOM_STORE_TIMEOUT_S="1") as s:
         async def hang(items, real):
             if landed:
                 await real(items)
