@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import String, func, literal, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import GUEST_PREFIX
@@ -152,13 +152,20 @@ async def load_events(conn: AsyncConnection, room_id: str, from_seq: int = 0) ->
     return [decode(r.payload) for r in await conn.execute(query)]
 
 
+#: rooms per head query: each is one term of a compound SELECT (SQLite allows 500)
+HEADS_CHUNK = 200
+
+
 async def next_seqs(conn: AsyncConnection, room_ids: list[str]) -> dict[str, int]:
-    """Per room, one past the highest archived seq (0 for a room never seen)."""
+    """Per room, one past the highest archived seq (0 for a room never seen). One ``max`` per
+    room, each one step down the primary key's index; ``… IN (…) GROUP BY room_id`` read
+    every archived event of the rooms, for every batch the consumer took."""
     out = dict.fromkeys(room_ids, 0)
-    for start in range(0, len(room_ids), 500):
-        chunk = room_ids[start:start + 500]
-        query = (select(events.c.room_id, func.max(events.c.seq))
-                 .where(events.c.room_id.in_(chunk)).group_by(events.c.room_id))
-        for room_id, top in await conn.execute(query):
-            out[room_id] = top + 1
+    for start in range(0, len(room_ids), HEADS_CHUNK):
+        heads = [select(literal(room_id, String).label("room_id"),
+                        select(func.max(events.c.seq)).where(events.c.room_id == room_id).scalar_subquery())
+                 for room_id in room_ids[start:start + HEADS_CHUNK]]
+        for room_id, top in await conn.execute(heads[0] if len(heads) == 1 else union_all(*heads)):
+            if top is not None:
+                out[room_id] = top + 1
     return out

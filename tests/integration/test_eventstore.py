@@ -218,3 +218,50 @@ async def test_sqlite_marks_many_rows_in_one_statement_a_chunk_not_one_a_row(tmp
         updates = [s for s in statements if s.lstrip().upper().startswith("UPDATE")]
         assert len(updates) == -(-len(keys) // (CHUNK // 2))  # 600 keys: 3 statements (600 before)
         assert await store.pending_outbox() == []
+
+
+async def test_an_appends_head_check_reads_no_more_of_a_long_room_than_of_a_short_one(store: EventStore) -> None:
+    """The group commit reads each room's head before it writes. ``MAX(seq) … WHERE room_id IN
+    (…) GROUP BY room_id`` read every stored event of the rooms (an append cost more the longer
+    its room: 2,000 events, ~2,000 index entries read); one ``MAX`` a room is one index probe.
+    Counted as the database's own work: SQLite's virtual-machine steps for one append, and
+    PostgreSQL's rows read by the head query (``EXPLAIN ANALYZE``)."""
+    await store.append_batch([("long", 0, [("A", b({}))] * 2000, None), ("short", 0, [("A", b({}))] * 2, None)])
+    if store.engine.dialect.name == "sqlite":
+        conn = store.hot.writer._conn
+        steps = [0]
+
+        def step() -> int:
+            steps[0] += 1
+            return 0  # go on
+
+        async def steps_of_an_append(room_id: str, at: int) -> int:
+            steps[0] = 0
+            conn.set_progress_handler(step, 1)
+            try:
+                assert await store.append_batch([(room_id, at, [("B", b({}))], None)]) == [[at]]
+            finally:
+                conn.set_progress_handler(None, 1)
+            return steps[0]
+
+        short, long = await steps_of_an_append("short", 2), await steps_of_an_append("long", 2000)
+        assert long < short * 1.5 + 50, (short, long)  # before: ~8,000 more steps for the long room
+    else:
+        from hand_infra.eventstore_pg import HEADS
+
+        async with store.hot.pool.acquire() as conn:
+            plan = json.loads(await conn.fetchval(f"EXPLAIN (ANALYZE, FORMAT JSON) {HEADS}", ["long", "short", "none"]))
+
+        def nodes(node: dict):
+            yield node
+            for child in node.get("Plans", []):
+                yield from nodes(child)
+
+        read = [n for n in nodes(plan[0]["Plan"]) if n.get("Relation Name") == "room_events"]
+        assert read and all(n["Actual Rows"] <= 1 for n in read), read  # before: 2,000 rows of "long"
+    # the heads it reads are right: a room with none starts at 0, a stale append is told apart
+    long_next, short_next = await store.next_seq("long"), await store.next_seq("short")
+    results = await store.append_batch([("long", long_next, [("C", b({}))], None), ("none", 0, [("C", b({}))], None),
+                                        ("short", short_next - 1, [("C", b({}))], None)])
+    assert results[:2] == [[long_next], [0]]
+    assert isinstance(results[2], StaleAppend) and results[2].next_seq == short_next
