@@ -139,14 +139,25 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
             yield conn
 
 
+def create_missing(conn, tables: MetaData) -> None:
+    """The missing tables, and the missing indexes of tables that exist (``create_all`` makes
+    a table's indexes only with the table: an index added in a later release would never
+    reach a database made before it)."""
+    tables.create_all(conn)
+    for table in tables.sorted_tables:
+        for index in table.indexes:
+            index.create(conn, checkfirst=True)
+
+
 async def create_tables(engine: AsyncEngine, tables: MetaData, attempts: int = 10) -> None:
-    """Create ``tables``' missing tables. Instances starting together race on it: on SQLite
-    the write lock is taken first; on PostgreSQL two ``CREATE TABLE`` of one name can still
-    collide (a unique violation in the catalogue), so the loser retries and then finds it."""
+    """Create ``tables``' missing tables and indexes. Instances starting together race on it:
+    on SQLite the write lock is taken first; on PostgreSQL two ``CREATE TABLE`` (or ``CREATE
+    INDEX``) of one name can still collide (a unique violation in the catalogue), so the loser
+    retries and then finds it."""
     for attempt in range(attempts):
         try:
             async with write_transaction(engine) as conn:
-                await conn.run_sync(tables.create_all)
+                await conn.run_sync(create_missing, tables)
             return
         except (OperationalError, IntegrityError, ProgrammingError):
             if attempt == attempts - 1:

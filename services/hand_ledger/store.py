@@ -20,7 +20,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra.sqlstore import SqlStore
+from hand_infra.sqlstore import SqlStore, create_missing
 from hand_wire import Delivered
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
@@ -52,7 +52,7 @@ class LedgerStore(SqlStore):
         for attempt in range(attempts):
             try:
                 async with self._write() as conn:
-                    await conn.run_sync(metadata.create_all)
+                    await conn.run_sync(create_missing, metadata)  # tables, and indexes added since
                     added = await handles.backfill(conn, self.handle_secret)
                 break
             except (OperationalError, IntegrityError, ProgrammingError) as exc:
