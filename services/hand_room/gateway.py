@@ -136,7 +136,7 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             self.creation.take(player_id, context.peer())
         token = secrets.token_urlsafe(24)
         room_id = self.router.new_room_id()  # one this instance owns: the host's calls stay here
-        code = "".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6))
+        code = await self.index.free_code()
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                           preset=request.rules.preset or DEFAULT_PRESET, options=options,
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,

@@ -7,7 +7,7 @@ repaired by the room's next event).
 
 from __future__ import annotations
 
-from sqlalchemy import Boolean, Column, Float, Index, Integer, MetaData, String, Table, select
+from sqlalchemy import Boolean, Column, Float, Index, Integer, MetaData, String, Table, case, select
 from sqlalchemy.dialects.postgresql import insert as pg_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
@@ -15,6 +15,8 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 from hand_infra.sqlstore import create_tables
 
 from hand_table import Room
+
+from .limits import new_join_code
 
 metadata = MetaData()
 
@@ -63,8 +65,27 @@ class RoomIndex:
                     k: v for k, v in row.items() if k != "room_id"}))
 
     async def by_code(self, code: str) -> str | None:
+        """The room a join code names. Codes repeat over time (``limits.new_join_code``): of the
+        rooms that held it, the one a player can join — waiting, then playing, then finished —
+        newest first (before, whichever row came first: a new room's code that an old finished
+        room had held sent its players to the old one)."""
+        rank = case((rooms.c.status == "waiting", 0), (rooms.c.status == "playing", 1), else_=2)
+        q = (select(rooms.c.room_id).where(rooms.c.code == code.upper())
+             .order_by(rank, rooms.c.created_at.desc()).limit(1))
         async with self.engine.connect() as conn:
-            return await conn.scalar(select(rooms.c.room_id).where(rooms.c.code == code.upper()))
+            return await conn.scalar(q)
+
+    async def free_code(self, tries: int = 5) -> str:
+        """A new join code that no room in play holds (a finished room's may come back: its
+        players no longer join by it). Past ``tries`` draws, the last one (10^9 codes: in play
+        they do not run out)."""
+        for _ in range(tries):
+            code = new_join_code()
+            q = select(rooms.c.room_id).where(rooms.c.code == code, rooms.c.status.in_(NOT_FINISHED)).limit(1)
+            async with self.engine.connect() as conn:
+                if await conn.scalar(q) is None:
+                    return code
+        return code
 
     async def public_open(self, limit: int = 50, offset: int = 0, created_after: float = 0.0) -> list[dict]:
         q = (select(rooms).where(rooms.c.public.is_(True), rooms.c.status == "waiting",

@@ -8,6 +8,7 @@ request field and the limit that was broken (docs/contracts.md, "Limits").
 from __future__ import annotations
 
 import re
+import secrets
 
 from hand_common.limits import (  # noqa: F401 (re-exported: the bounds are declared there, once)
     DEFAULT_PAGE_SIZE, MAX_ID, MAX_NAME, MAX_PAGE_SIZE, MAX_ROOM_ID, TURN_SECONDS,
@@ -50,6 +51,12 @@ def action_id(value: str) -> str:
     if not value.isprintable():
         raise invalid("action_id", "action_id must be printable text")
     return value
+
+
+def new_join_code() -> str:
+    """A random join code: 32^6, about 10^9 of them, so codes repeat over a service's life
+    (``RoomIndex.free_code`` keeps one off the rooms in play)."""
+    return "".join(secrets.choice(JOIN_CODE_ALPHABET) for _ in range(6))
 
 
 def join_code(value: str) -> str:

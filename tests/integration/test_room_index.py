@@ -98,3 +98,43 @@ async def test_an_index_made_after_a_database_is_added_when_an_instance_starts(s
     await RoomIndex(store.engine).start()
     assert "ix_room_index_status" in await indexes()
     await RoomIndex(store.engine).start()  # and again: nothing to add, no error
+
+
+async def _rooms_holding(store: EventStore, code: str, held: list[tuple[str, str, float]]) -> None:
+    """Rows of room_index for rooms that held ``code``: (room id, status, created at)."""
+    async with store.engine.begin() as conn:
+        await conn.execute(insert(rooms), [{"room_id": room_id, "code": code, "public": False, "status": status,
+                                            "preset": "hand", "seats": 2, "free_seats": 1 if status == "waiting" else 0,
+                                            "created_at": at} for room_id, status, at in held])
+
+
+async def test_a_join_code_names_the_room_a_player_can_join_of_those_that_held_it(store: EventStore) -> None:
+    """Codes are drawn at random from ~10^9 and repeat over a service's life: a code names
+    the waiting room that holds it before a playing one, either before a finished one,
+    newest first (before: whichever row came first — here the old finished room)."""
+    index = RoomIndex(store.engine)
+    await index.start()
+    await _rooms_holding(store, "ABCDEF", [("a-old", "finished", 1.0), ("b-play", "playing", 3.0),
+                                           ("c-new", "waiting", 2.0)])
+    assert await index.by_code("abcdef") == "c-new"
+    await _rooms_holding(store, "GHJKLM", [("g-first", "finished", 1.0), ("g-second", "finished", 2.0),
+                                           ("g-play", "playing", 0.5)])
+    assert await index.by_code("GHJKLM") == "g-play"
+    await _rooms_holding(store, "NPQRST", [("n-first", "finished", 1.0), ("n-second", "finished", 2.0)])
+    assert await index.by_code("NPQRST") == "n-second"  # finished: JoinRoom says so, not "no such room"
+    assert await index.by_code("UVWXYZ") is None
+
+
+async def test_a_new_code_is_one_no_room_in_play_holds(store: EventStore, monkeypatch) -> None:
+    """CreateRoom's code: drawn again while a room in play holds it; a finished room's
+    code may come back (its players no longer join by it)."""
+    import hand_room.index as index_module
+
+    index = RoomIndex(store.engine)
+    await index.start()
+    await _rooms_holding(store, "WAITED", [("w", "waiting", 1.0)])
+    await _rooms_holding(store, "PLAYED", [("p", "playing", 1.0)])
+    await _rooms_holding(store, "OLDONE", [("o", "finished", 1.0)])
+    drawn = iter(["WAITED", "PLAYED", "OLDONE", "NEVER1"])
+    monkeypatch.setattr(index_module, "new_join_code", lambda: next(drawn))
+    assert await index.free_code() == "OLDONE"

@@ -177,7 +177,7 @@ class Matchmaker:
             if room is None:
                 options = table_options(options_pb2.RuleSelection(preset=pool.preset), pool.seats)
                 await self._send(Command(group.room_id, CreateRoom(
-                    code="".join(secrets.choice(limits.JOIN_CODE_ALPHABET) for _ in range(6)), public=False,
+                    code=limits.new_join_code(), public=False,
                     preset=pool.preset, options=options, turn_seconds=TURN_SECONDS,
                     player_name=host.name, player_id=host.player_id, token_hash=host.token_hash,
                     waiting_ttl_s=self.waiting_ttl_s, seat_seed=host.seat_seed)), RoomCode.ROOM_EXISTS)
