@@ -26,6 +26,7 @@ from sqlalchemy import (
     event, false,
 )
 from sqlalchemy.engine import URL, make_url
+from sqlalchemy.schema import CreateIndex
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, create_async_engine
 
@@ -145,8 +146,8 @@ def create_missing(conn, tables: MetaData) -> None:
     reach a database made before it)."""
     tables.create_all(conn)
     for table in tables.sorted_tables:
-        for index in table.indexes:
-            index.create(conn, checkfirst=True)
+        for index in table.indexes:  # IF NOT EXISTS, not a reflection: SQLite's reflection
+            conn.execute(CreateIndex(index, if_not_exists=True))  # skips an index on an expression
 
 
 async def create_tables(engine: AsyncEngine, tables: MetaData, attempts: int = 10) -> None:

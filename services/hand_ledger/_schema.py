@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger, Boolean, Column, DateTime, Float, Index, Integer, LargeBinary, MetaData, String, Table,
-    Text,
+    Text, literal_column,
 )
 
 metadata = MetaData()
@@ -124,7 +124,14 @@ players = Table(
     Column("sigma", Float, nullable=False),
     Column("ordinal", Float, nullable=False),
 )
-Index("ix_ledger_players_rank", players.c.ordinal, players.c.player_id)
+# The leaderboard's order, walked from its top: players with a finished match first, by
+# rating ordinal, ties by id (``reads.leaderboard`` orders by these very expressions). On
+# (ordinal, player_id) alone every page scanned and sorted every player (200,000 players:
+# 31.6 ms a page on SQLite against 0.41 ms).
+Index("ix_ledger_players_board", (players.c.matches == literal_column("0")), players.c.ordinal.desc(),
+      players.c.player_id)
+#: indexes of earlier releases that nothing reads any more: dropped at start
+RETIRED_INDEXES = ("ix_ledger_players_rank",)
 
 cursors = Table(
     "ledger_cursors", metadata,

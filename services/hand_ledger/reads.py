@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlalchemy import String, func, literal, select, union_all
+from sqlalchemy import String, func, literal, literal_column, select, union_all
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import GUEST_PREFIX
@@ -140,7 +140,7 @@ async def leaderboard(conn: AsyncConnection, *, offset: int, limit: int, min_mat
     never presented as an account, docs/privacy.md)."""
     query = (_with_extras().where(players.c.matches >= min_matches,
                                    ~players.c.player_id.startswith(GUEST_PREFIX, autoescape=True))
-             .order_by((players.c.matches == 0).asc(), players.c.ordinal.desc(), players.c.player_id)
+             .order_by((players.c.matches == literal_column("0")).asc(), players.c.ordinal.desc(), players.c.player_id)
              .offset(offset).limit(limit))
     return [_stats(r) for r in await conn.execute(query)]
 

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 
 import structlog
-from sqlalchemy import insert, select, update
+from sqlalchemy import insert, select, text, update
 from sqlalchemy.engine import URL
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -24,7 +24,7 @@ from hand_infra.sqlstore import SqlStore, create_missing
 from hand_wire import Delivered
 
 from . import handles, reads, tournament_schema  # noqa: F401  (the tournament tables join metadata)
-from ._schema import cursors, metadata
+from ._schema import RETIRED_INDEXES, cursors, metadata
 from .caught_up import Progress
 from .settings import DEV_HANDLE_SECRET
 
@@ -53,6 +53,8 @@ class LedgerStore(SqlStore):
             try:
                 async with self._write() as conn:
                     await conn.run_sync(create_missing, metadata)  # tables, and indexes added since
+                    for name in RETIRED_INDEXES:
+                        await conn.execute(text(f"DROP INDEX IF EXISTS {name}"))
                     added = await handles.backfill(conn, self.handle_secret)
                 break
             except (OperationalError, IntegrityError, ProgrammingError) as exc:

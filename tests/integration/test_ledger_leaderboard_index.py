@@ -1,0 +1,69 @@
+"""The leaderboard reads its page from the top of an index in its own order, not every
+player sorted (issue 24's growth defects, the ledger's side): SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+
+from sqlalchemy import event, insert, text
+
+from hand_common.accounts import GUEST_PREFIX
+from hand_ledger import reads
+from hand_ledger._schema import players
+from hand_ledger.store import LedgerStore
+
+from .ledger_fixtures import ledger_db  # noqa: F401 - fixture
+
+PLAYERS = 3000
+
+
+async def test_a_leaderboard_page_reads_the_top_of_its_index_not_every_player(ledger_db) -> None:
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    try:
+        rows = [{"player_id": (GUEST_PREFIX if i % 7 == 0 else "p") + f"{i:05d}", "name": f"n{i}",
+                 "matches": 0 if i % 3 == 0 else 1 + i % 9, "wins": 0, "rounds": 0, "rounds_won": 0,
+                 "hand_finishes": 0, "rounds_opened": 0, "score_sum": 0, "mu": 25.0, "sigma": 8.0,
+                 "ordinal": 0.0 if i % 3 == 0 else (i * 7919 % 1000) / 20.0} for i in range(PLAYERS)]
+        async with store.engine.begin() as conn:
+            await conn.execute(insert(players), rows)
+            if store.engine.dialect.name == "postgresql":
+                await conn.execute(text("ANALYZE ledger_players"))
+        ran: list[tuple[str, object]] = []
+
+        def seen(conn, cursor, statement, parameters, context, executemany) -> None:
+            ran.append((statement, parameters))
+
+        event.listen(store.engine.sync_engine, "before_cursor_execute", seen)
+        try:
+            async with store.read() as conn:
+                page = await reads.leaderboard(conn, offset=0, limit=11, min_matches=0)
+        finally:
+            event.remove(store.engine.sync_engine, "before_cursor_execute", seen)
+        # the order is the product's: finished a match first, by ordinal, ties by id; no guests
+        ranked = sorted((r for r in rows if not r["player_id"].startswith(GUEST_PREFIX)),
+                        key=lambda r: (r["matches"] == 0, -r["ordinal"], r["player_id"]))
+        assert [p.player_id for p in page] == [r["player_id"] for r in ranked[:11]]
+        (statement, parameters), = [s for s in ran if "ledger_players" in s[0]]
+        async with store.engine.connect() as conn:
+            if store.engine.dialect.name == "sqlite":
+                plan = " / ".join(r[3] for r in await conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}",
+                                                                             parameters))
+                assert "ix_ledger_players_board" in plan and "TEMP B-TREE" not in plan, plan  # before: a sort
+            else:
+                plan = (await conn.exec_driver_sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", parameters)).scalar()
+                plan = json.loads(plan) if isinstance(plan, str) else plan
+
+                def read(node: dict) -> int:
+                    own = (node.get("Actual Rows", 0) + node.get("Rows Removed by Filter", 0)) * node.get("Actual Loops", 1)
+                    mine = own if node.get("Relation Name") == "ledger_players" else 0
+                    return mine + sum(read(c) for c in node.get("Plans", []))
+
+                assert read(plan[0]["Plan"]) < 100, plan  # before: all 3,000 players, then a sort
+            names = set((await conn.execute(text(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'ledger_players'"
+                if store.engine.dialect.name == "sqlite" else
+                "SELECT indexname FROM pg_indexes WHERE tablename = 'ledger_players'"))).scalars())
+        assert "ix_ledger_players_board" in names and "ix_ledger_players_rank" not in names
+    finally:
+        await store.close()
