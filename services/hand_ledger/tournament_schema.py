@@ -15,7 +15,7 @@ The tables join the ledger's ``metadata`` (created with the others at start).
 
 from __future__ import annotations
 
-from sqlalchemy import Column, Float, Integer, LargeBinary, String, Table, Text
+from sqlalchemy import Column, Float, Index, Integer, LargeBinary, String, Table, Text
 
 from ._schema import metadata
 
@@ -37,6 +37,11 @@ tournaments = Table(
     Column("seeds", Text, nullable=False),  # JSON list: deal d's StartMatch seed at index d-1
     Column("created_at", Float, nullable=False),
 )
+
+# The scheduler's two reads every tick (``due``: open by start time; ``running``) and the
+# list's pages (newest first) seek these instead of scanning every tournament ever held.
+Index("ix_ledger_tournaments_status", tournaments.c.status, tournaments.c.start_at)
+Index("ix_ledger_tournaments_newest", tournaments.c.created_at.desc(), tournaments.c.tournament_id)
 
 entrants = Table(
     "ledger_tournament_entrants", metadata,

@@ -1,5 +1,6 @@
-"""The leaderboard reads its page from the top of an index in its own order, not every
-player sorted (issue 24's growth defects, the ledger's side): SQLite and PostgreSQL."""
+"""The ledger's reads that a client or the scheduler makes again and again seek an index
+instead of scanning (and sorting) every row ever written — the leaderboard's page, the
+tournaments' list and the scheduler's reads: SQLite and PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from hand_common.accounts import GUEST_PREFIX
 from hand_ledger import reads
 from hand_ledger._schema import players
 from hand_ledger.store import LedgerStore
+from hand_ledger.tournament_schema import tournaments
+from hand_ledger.tournament_store import TournamentStore
 
 from .ledger_fixtures import ledger_db  # noqa: F401 - fixture
 
@@ -65,5 +68,64 @@ async def test_a_leaderboard_page_reads_the_top_of_its_index_not_every_player(le
                 if store.engine.dialect.name == "sqlite" else
                 "SELECT indexname FROM pg_indexes WHERE tablename = 'ledger_players'"))).scalars())
         assert "ix_ledger_players_board" in names and "ix_ledger_players_rank" not in names
+    finally:
+        await store.close()
+
+
+async def _statements(store: LedgerStore, call) -> list[tuple[str, object]]:
+    ran: list[tuple[str, object]] = []
+
+    def seen(conn, cursor, statement, parameters, context, executemany) -> None:
+        ran.append((statement, parameters))
+
+    event.listen(store.engine.sync_engine, "before_cursor_execute", seen)
+    try:
+        await call()
+    finally:
+        event.remove(store.engine.sync_engine, "before_cursor_execute", seen)
+    return ran
+
+
+async def _reads(store: LedgerStore, statement: str, parameters, table: str) -> int | str:
+    """SQLite: the plan's words; PostgreSQL: the rows the plan read from ``table``."""
+    async with store.engine.connect() as conn:
+        if store.engine.dialect.name == "sqlite":
+            return " / ".join(r[3] for r in await conn.exec_driver_sql(f"EXPLAIN QUERY PLAN {statement}", parameters))
+        plan = (await conn.exec_driver_sql(f"EXPLAIN (ANALYZE, FORMAT JSON) {statement}", parameters)).scalar()
+    plan = json.loads(plan) if isinstance(plan, str) else plan
+
+    def read(node: dict) -> int:
+        own = (node.get("Actual Rows", 0) + node.get("Rows Removed by Filter", 0)) * node.get("Actual Loops", 1)
+        return (own if node.get("Relation Name") == table else 0) + sum(read(c) for c in node.get("Plans", []))
+
+    return read(plan[0]["Plan"])
+
+
+async def test_the_tournament_list_and_the_schedulers_reads_seek_not_scan(ledger_db) -> None:
+    """2,000 tournaments held and closed, three open or running: the list's first page and
+    the scheduler's ``due`` and ``running`` (every tick) read those, not all 2,003 (before:
+    a scan, and a sort for two of them)."""
+    store = LedgerStore(await ledger_db())
+    await store.start()
+    try:
+        rows = [{"tournament_id": f"t{i:05d}", "name": "n", "organiser": "o", "organiser_name": "o", "rules": b"",
+                 "rounds": 1, "seat_count": 4, "turn_seconds": 30, "deals": 1, "tables": 0, "bot_level": 1,
+                 "start_at": float(i), "status": "closed", "seeds": "[]", "created_at": float(i)} for i in range(2000)]
+        rows += [{**rows[0], "tournament_id": f"u{n}", "status": status, "start_at": 5000.0 + n, "created_at": 5000.0 + n}
+                 for n, status in enumerate(["open", "open", "running"])]
+        async with store.engine.begin() as conn:
+            await conn.execute(insert(tournaments), rows)
+            if store.engine.dialect.name == "postgresql":
+                await conn.execute(text("ANALYZE ledger_tournaments"))
+        t = TournamentStore(store)
+        assert await t.due(now=5000.5) == ["u0"]
+        assert await t.running() == ["u2"]
+        for name, call in {"page": lambda: t.page(0, 2), "due": lambda: t.due(now=1e12), "running": t.running}.items():
+            statement, parameters = next(s for s in await _statements(store, call) if "ledger_tournaments" in s[0])
+            read = await _reads(store, statement, parameters, "ledger_tournaments")
+            if isinstance(read, str):
+                assert "ix_ledger_tournaments" in read and "TEMP B-TREE" not in read, (name, read)
+            else:
+                assert read < 20, (name, read)
     finally:
         await store.close()
