@@ -1,6 +1,8 @@
 """The ledger's reads that a client or the scheduler makes again and again seek an index
 instead of scanning (and sorting) every row ever written — the leaderboard's page, the
-tournaments' list and the scheduler's reads: SQLite and PostgreSQL."""
+tournaments' list and the scheduler's reads — and a restart does not redo, for every
+account, the handles made once: work that grew with the rows ever written. SQLite and
+PostgreSQL."""
 
 from __future__ import annotations
 
@@ -129,3 +131,44 @@ async def test_the_tournament_list_and_the_schedulers_reads_seek_not_scan(ledger
                 assert read < 20, (name, read)
     finally:
         await store.close()
+
+
+async def test_a_restart_makes_no_handles_once_every_account_has_one_under_the_secret(ledger_db, monkeypatch) -> None:
+    """Handles come with the seat that brings an account; the start-up backfill is for a new
+    or rotated secret. It ran in full on every start (every handle and every account read,
+    a handle made for each: 2,000 here, per restart of every replica); now once per secret."""
+    from hand_common.accounts import public_handle
+    from hand_ledger import handles
+
+    made = [0]
+
+    def counted(secret: bytes, player_id: str) -> str:
+        made[0] += 1
+        return public_handle(secret, player_id)
+
+    monkeypatch.setattr(handles, "public_handle", counted)
+    url = await ledger_db()
+    store = LedgerStore(url, handle_secret=b"one" * 11)
+    await store.start()
+    async with store.engine.begin() as conn:  # accounts of a database older than their handles
+        await conn.execute(insert(players), [{"player_id": f"acct-{i}", "name": "n", "matches": 0, "wins": 0,
+                                              "rounds": 0, "rounds_won": 0, "hand_finishes": 0, "rounds_opened": 0,
+                                              "score_sum": 0, "mu": 25.0, "sigma": 8.0, "ordinal": 0.0}
+                                             for i in range(2000)])
+        await conn.execute(text("DELETE FROM ledger_cursors"))
+    await store.close()
+
+    async def start(secret: bytes) -> int:
+        made[0] = 0
+        s = LedgerStore(url, handle_secret=secret)
+        await s.start()
+        async with s.read() as conn:
+            resolved = await handles.resolve(conn, public_handle(secret, "acct-7"))
+        await s.close()
+        assert resolved == "acct-7"
+        return made[0]
+
+    assert await start(b"one" * 11) == 2000  # the accounts without one: made
+    assert await start(b"one" * 11) == 0  # before: 2,000 again, at every start
+    assert await start(b"two" * 11) == 2000  # a rotated secret: every account's, once
+    assert await start(b"two" * 11) == 0
