@@ -36,3 +36,4 @@ refresh_tokens = Table(
 )
 Index("ix_auth_refresh_family", refresh_tokens.c.family)
 Index("ix_auth_refresh_player", refresh_tokens.c.player_id)  # a reused token revokes the player's
+Index("ix_auth_refresh_expiry", refresh_tokens.c.expires_at)  # the long-expired ones are purged

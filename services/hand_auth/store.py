@@ -8,7 +8,7 @@ import uuid
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from hand_common.refusal import Refusal
@@ -33,6 +33,13 @@ class PlayerRecord:
     player_id: str
     display_name: str
     created_at: datetime
+
+
+#: how long an expired refresh token is kept: a replay within it still revokes the player's
+#: sessions (decision 0024); past it the row is purged
+KEEP_EXPIRED = timedelta(days=7)
+#: long-expired tokens deleted per token issued (each issue adds one: the table stays bounded)
+PURGE_BATCH = 100
 
 
 class AuthStore(SqlStore):
@@ -74,13 +81,21 @@ class AuthStore(SqlStore):
 
     async def issue_refresh(self, player_id: str, ttl_s: float, family: str | None = None
                             ) -> tuple[str, datetime]:
-        """A new refresh token (returned once, stored as its hash) and its expiry."""
+        """A new refresh token (returned once, stored as its hash) and its expiry. Each issue
+        also deletes up to ``PURGE_BATCH`` tokens expired for longer than ``KEEP_EXPIRED``: every
+        refresh adds a row, and none ever left (the table grew by a row per refresh of every
+        player, for good); one that ran out a week ago can no longer be refreshed, and a replay
+        of it is answered ``unknown`` instead of ``reused``."""
         token = secrets.token_urlsafe(32)
-        expires = datetime.now(UTC) + timedelta(seconds=ttl_s)
+        now = datetime.now(UTC)
+        expires = now + timedelta(seconds=ttl_s)
         async with self._write() as conn:
             await conn.execute(insert(refresh_tokens).values(
                 token_hash=digest(token), player_id=player_id, family=family or uuid.uuid4().hex,
                 expires_at=expires, spent=False))
+            old = (select(refresh_tokens.c.token_hash).where(refresh_tokens.c.expires_at < now - KEEP_EXPIRED)
+                   .order_by(refresh_tokens.c.expires_at).limit(PURGE_BATCH))
+            await conn.execute(delete(refresh_tokens).where(refresh_tokens.c.token_hash.in_(old.scalar_subquery())))
         return token, expires
 
     async def spend_refresh(self, token: str) -> tuple[str, str]:

@@ -175,3 +175,41 @@ async def test_the_ledger_takes_the_asking_player_from_the_session_token(auth) -
             assert (code, name) == (grpc.StatusCode.UNAUTHENTICATED, "ERROR_CODE_UNAUTHENTICATED")
     finally:
         await ledger.stop(0)
+
+
+async def test_long_expired_refresh_tokens_are_purged_as_new_ones_are_issued(auth) -> None:
+    """Every refresh adds a row; none left before (a row per refresh of every player, for
+    good). Each issue now deletes up to PURGE_BATCH tokens expired more than KEEP_EXPIRED
+    ago; those expired more recently stay (a replay of one still revokes the player's)."""
+    from datetime import UTC, datetime, timedelta
+
+    from sqlalchemy import func, insert, select
+
+    from hand_auth._schema import refresh_tokens
+    from hand_auth.store import KEEP_EXPIRED, PURGE_BATCH, AuthStore
+
+    store = AuthStore(auth.env["HAND_AUTH_URL"])
+    await store.start()
+    try:
+        now = datetime.now(UTC)
+        long_ago, lately = now - KEEP_EXPIRED - timedelta(days=1), now - timedelta(days=1)
+        async with store.engine.begin() as conn:
+            await conn.execute(insert(refresh_tokens), [
+                {"token_hash": f"old-{i}", "player_id": "p", "family": "f", "expires_at": long_ago, "spent": True}
+                for i in range(PURGE_BATCH * 2 + 50)] + [
+                {"token_hash": f"late-{i}", "player_id": "p", "family": "f", "expires_at": lately, "spent": True}
+                for i in range(5)])
+
+        async def count(prefix: str) -> int:
+            async with store.engine.connect() as conn:
+                return await conn.scalar(select(func.count()).select_from(refresh_tokens)
+                                         .where(refresh_tokens.c.token_hash.startswith(prefix)))
+
+        await store.issue_refresh("p", 3600)
+        assert await count("old-") == PURGE_BATCH + 50  # before: 250, for good
+        await store.issue_refresh("p", 3600)
+        await store.issue_refresh("p", 3600)
+        assert await count("old-") == 0
+        assert await count("late-") == 5
+    finally:
+        await store.close()
