@@ -152,6 +152,14 @@ async def test_a_room_instance_that_stops_mid_tournament_loses_no_table(two) -> 
         metadata=org)).tournament
     tid = t.tournament_id
     await stub.StartTournament(pb.StartTournamentRequest(tournament_id=tid), metadata=org)
+    # the tables' rooms are made after the start answers: b stops once table 2's first room
+    # is made there (stopped earlier, CreateRoom at b was cancelled and the room made at a:
+    # seen once under the full suite, 2026-12-07)
+    async def table_2_first_room_made() -> bool:
+        t = await two.ledger.tables.store.load(tid)
+        return any((r.table, r.deal) == (2, 1) and r.room_id for r in t.rooms)
+
+    await wait_for(table_2_first_room_made, 60)
     b_owned = set(b.owner.owned)
     await two.stop_b()  # table 2's first room (owned by b) is mid-play
     await _all_deals_played(stub, tid, 4, 180)
