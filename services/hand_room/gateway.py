@@ -136,7 +136,12 @@ class RoomGateway(pb_grpc.RoomServiceServicer):
             self.creation.take(player_id, context.peer())
         token = secrets.token_urlsafe(24)
         room_id = self.router.new_room_id()  # one this instance owns: the host's calls stay here
-        code = await self.index.free_code()
+        try:  # the index is a projection: a read it cannot answer in time costs the check, not the room
+            async with asyncio.timeout(self.store_timeout_s):
+                code = await self.index.free_code()
+        except Exception as exc:
+            log.warning("join_code_unchecked", error=type(exc).__name__)
+            code = limits.new_join_code()
         body = CreateRoom(code=code, public=request.visibility == room_pb2.ROOM_VISIBILITY_PUBLIC,
                           preset=request.rules.preset or DEFAULT_PRESET, options=options,
                           turn_seconds=turn_seconds, player_name=name, player_id=player_id,

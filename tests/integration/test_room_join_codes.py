@@ -33,3 +33,22 @@ async def test_joining_by_a_code_an_old_finished_room_held_reaches_the_new_room(
             assert created.room.join_code == "AAAAAA"
             joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code="aaaaaa", player_name="guest", player_id="p1"))
             assert (joined.room.room_id, joined.seat) == (created.room.room_id, 1)
+
+
+async def test_a_room_is_created_when_the_index_cannot_check_its_code(tmp_path: Path, monkeypatch) -> None:
+    """The code's check reads the index, a projection: a read that fails (or hangs past the
+    store timeout) costs the check, not the room — the code is drawn unchecked."""
+    from hand_room.index import RoomIndex
+
+    async def broken(self, tries: int = 5) -> str:
+        raise OSError("disk I/O error")
+
+    async with memory_rooms(1, f"sqlite:///{tmp_path / 'events.db'}") as fleet:
+        monkeypatch.setattr(RoomIndex, "free_code", broken)
+        async with grpc.aio.insecure_channel(fleet.servers[0].target) as channel:
+            stub = pb_grpc.RoomServiceStub(channel)
+            created, _ = await create_room(stub, "hand", seats=2)
+            assert len(created.room.join_code) == 6
+            joined = await stub.JoinRoom(pb.JoinRoomRequest(join_code=created.room.join_code, player_name="g",
+                                                            player_id="p1"))
+            assert joined.room.room_id == created.room.room_id
