@@ -25,6 +25,7 @@ from sqlalchemy import (
     BigInteger, Boolean, LargeBinary, Column, DateTime, Index, Integer, MetaData, String, Table, Text,
     event, false,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.schema import CreateIndex
 from sqlalchemy.exc import IntegrityError, OperationalError, ProgrammingError
@@ -138,6 +139,12 @@ async def write_transaction(engine: AsyncEngine) -> AsyncIterator[AsyncConnectio
         conn = await conn.execution_options(**{SQLITE_BEGIN: "IMMEDIATE"})
         async with conn.begin():
             yield conn
+
+
+def upsert_into(conn: AsyncConnection, table: Table):
+    """An INSERT into ``table`` that takes ``ON CONFLICT`` (``on_conflict_do_update`` /
+    ``_do_nothing``), in the dialect of ``conn``: PostgreSQL's or SQLite's."""
+    return (postgresql if conn.dialect.name == "postgresql" else sqlite).insert(table)
 
 
 def create_missing(conn, tables: MetaData) -> None:

@@ -23,9 +23,9 @@ from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
 
 from hand_common.refusal import Refusal
 
-from ._schema import create_missing, create_tables, make_engine, write_transaction
+from ._schema import create_missing, create_tables, make_engine, upsert_into, write_transaction
 
-__all__ = ["STORE_ERRORS", "SqlStore", "create_missing", "create_tables", "write_transaction", "log_failure", "store_refusal", "unreachable"]
+__all__ = ["STORE_ERRORS", "SqlStore", "create_missing", "create_tables", "upsert_into", "write_transaction", "log_failure", "store_refusal", "unreachable"]
 
 STORE_ERRORS = (DBAPIError, OSError, TimeoutError)
 """What a statement raises when the database (or the way to it) failed."""

@@ -16,18 +16,17 @@ import hashlib
 import hmac
 
 from sqlalchemy import select
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand_common.accounts import is_account, public_handle
+from hand_infra.sqlstore import upsert_into
 from hand_table import Recorded, SeatTaken
 
 from ._schema import cursors, handles, players
 
 
 def _insert(conn: AsyncConnection, rows: list[dict[str, str]]):
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(handles).values(rows).on_conflict_do_nothing(index_elements=["handle"])
+    return upsert_into(conn, handles).values(rows).on_conflict_do_nothing(index_elements=["handle"])
 
 
 async def record(conn: AsyncConnection, secret: bytes, rec: Recorded) -> None:
@@ -65,8 +64,7 @@ async def backfill(conn: AsyncConnection, secret: bytes, batch: int = 500) -> in
             missing.append({"handle": handle, "player_id": player_id})
     for start in range(0, len(missing), batch):
         await conn.execute(_insert(conn, missing[start:start + batch]))
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    await conn.execute(dialect.insert(cursors).values(name=BACKFILLED, position=mark).on_conflict_do_update(
+    await conn.execute(upsert_into(conn, cursors).values(name=BACKFILLED, position=mark).on_conflict_do_update(
         index_elements=["name"], set_={"position": mark}))
     return len(missing)
 

@@ -17,11 +17,11 @@ import json
 from typing import Any
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from hand.v1 import room_events_pb2, room_pb2
 from hand_engine import DrawStock
+from hand_infra.sqlstore import upsert_into
 from hand_table import MatchStarted, MoveMade, RoomEvent, SeatAway, SeatBack
 
 from . import ratings
@@ -61,8 +61,7 @@ def _fact(kind: str, ev: room_events_pb2.RoomEvent) -> RoomEvent:
 
 def _upsert(conn: AsyncConnection, table, columns: tuple[str, ...]):
     """INSERT rows, or UPDATE ``columns`` where the player has one (one statement on both backends)."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    stmt = dialect.insert(table)
+    stmt = upsert_into(conn, table)
     return stmt.on_conflict_do_update(index_elements=["player_id"], set_={c: stmt.excluded[c] for c in columns})
 
 

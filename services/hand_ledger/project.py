@@ -27,10 +27,9 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from sqlalchemy import bindparam, insert, select, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.ext.asyncio import AsyncConnection
 
-from hand_infra.sqlstore import STORE_ERRORS
+from hand_infra.sqlstore import STORE_ERRORS, upsert_into
 from hand_wire import Delivered, options_from_json, options_to_json
 from hand_table import (
     MatchEnded, MatchStarted, Recorded, RoomCreated, RoomEvent, RoundDealt, RoundScored, SeatLeft, SeatTaken,
@@ -105,8 +104,7 @@ async def _quarantine(store: LedgerStore, item: Delivered) -> None:
 
 def _upsert(conn: AsyncConnection, table, keys: list[str], update: dict[str, Any], **values: Any):
     """INSERT …, or UPDATE ``update`` where the key exists (one statement on both backends)."""
-    dialect = postgresql if conn.dialect.name == "postgresql" else sqlite
-    return dialect.insert(table).values(**values).on_conflict_do_update(index_elements=keys, set_=update)
+    return upsert_into(conn, table).values(**values).on_conflict_do_update(index_elements=keys, set_=update)
 
 
 async def _room(conn: AsyncConnection, room_id: str):

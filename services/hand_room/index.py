@@ -8,11 +8,9 @@ repaired by the room's next event).
 from __future__ import annotations
 
 from sqlalchemy import Boolean, Column, Float, Index, Integer, MetaData, String, Table, case, select
-from sqlalchemy.dialects.postgresql import insert as pg_insert
-from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from hand_infra.sqlstore import create_tables
+from hand_infra.sqlstore import create_tables, upsert_into
 
 from hand_table import Room
 
@@ -54,13 +52,12 @@ class RoomIndex:
         """One transaction for every room whose listing an owner's pass changed."""
         if not changed:
             return
-        dialect = self.engine.dialect.name
         async with self.engine.begin() as conn:
             for room in changed:
                 row = {"room_id": room.room_id, "code": room.code, "public": room.public,
                        "status": room.status, "preset": room.preset, "seats": room.n,
                        "free_seats": len(room.free_seats()), "created_at": room.created_at}
-                ins = (pg_insert if dialect == "postgresql" else sqlite_insert)(rooms).values(**row)
+                ins = upsert_into(conn, rooms).values(**row)
                 await conn.execute(ins.on_conflict_do_update(index_elements=["room_id"], set_={
                     k: v for k, v in row.items() if k != "room_id"}))
 
@@ -79,10 +76,10 @@ class RoomIndex:
         """A new join code that no room in play holds (a finished room's may come back: its
         players no longer join by it). Past ``tries`` draws, the last one (10^9 codes: in play
         they do not run out)."""
-        for _ in range(tries):
-            code = new_join_code()
-            q = select(rooms.c.room_id).where(rooms.c.code == code, rooms.c.status.in_(NOT_FINISHED)).limit(1)
-            async with self.engine.connect() as conn:
+        async with self.engine.connect() as conn:
+            for _ in range(tries):
+                code = new_join_code()
+                q = select(rooms.c.room_id).where(rooms.c.code == code, rooms.c.status.in_(NOT_FINISHED)).limit(1)
                 if await conn.scalar(q) is None:
                     return code
         return code
