@@ -249,11 +249,13 @@ class EventStore(SqlStore):
         return [StoredEvent(r, q, k, bytes(p), _utc(at))
                 for r, q, k, p, at in await self.hot.load(room_id, from_seq, limit)]
 
-    async def pending_outbox(self, limit: int = 500, before: datetime | None = None) -> list[OutboxEntry]:
-        """Unpublished events, oldest first (so in seq order within a room); with ``before``
-        (aware), only events appended before that moment."""
+    async def pending_outbox(self, limit: int = 500, before: datetime | None = None,
+                             after: int = 0) -> list[OutboxEntry]:
+        """Unpublished events, oldest first (so in seq order within a room), from the outbox id
+        after ``after`` on (a pass reading on past rows it leaves); with ``before`` (aware),
+        only events appended before that moment."""
         return [OutboxEntry(i, room_id, seq, kind, bytes(payload))
-                for i, room_id, seq, kind, payload in await self.hot.pending(limit, before)]
+                for i, room_id, seq, kind, payload in await self.hot.pending(limit, before, after)]
 
     async def mark_published_at(self, keys: Sequence[tuple[str, int]]) -> None:
         """Mark the outbox rows of ``(room_id, seq)`` published (a direct publish's acks)."""

@@ -161,13 +161,14 @@ class PgHotPath:
         rows = await self._fetch("SELECT 1")
         return bool(rows) and rows[0][0] == 1
 
-    async def pending(self, limit: int, before: datetime | None = None) -> list[tuple[int, str, int, str, bytes]]:
-        young = "" if before is None else " AND room_events.created_at < $2"
+    async def pending(self, limit: int, before: datetime | None = None,
+                      after: int = 0) -> list[tuple[int, str, int, str, bytes]]:
+        young = "" if before is None else " AND room_events.created_at < $3"
         return [tuple(r) for r in await self._fetch(
             "SELECT outbox.id, outbox.room_id, outbox.seq, room_events.kind, room_events.payload FROM outbox"
             " JOIN room_events ON room_events.room_id = outbox.room_id AND room_events.seq = outbox.seq"
-            f" WHERE outbox.published = false{young} ORDER BY outbox.id LIMIT $1",
-            *((limit,) if before is None else (limit, before)))]
+            f" WHERE outbox.published = false AND outbox.id > $2{young} ORDER BY outbox.id LIMIT $1",
+            *((limit, after) if before is None else (limit, after, before)))]
 
     async def load(self, room_id: str, from_seq: int, limit: int | None) -> list[tuple[str, int, str, bytes, datetime]]:
         return [tuple(r) for r in await self._fetch(

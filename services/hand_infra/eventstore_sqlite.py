@@ -102,16 +102,16 @@ def stored_at(text: str) -> datetime:
     return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
-def pending(conn: sqlite3.Connection, limit: int,
-            before: datetime | None = None) -> list[tuple[int, str, int, str, bytes]]:
-    """Unpublished ``(outbox id, room_id, seq, kind, payload)``, oldest first; with ``before``,
-    only events appended before that moment."""
+def pending(conn: sqlite3.Connection, limit: int, before: datetime | None = None,
+            after: int = 0) -> list[tuple[int, str, int, str, bytes]]:
+    """Unpublished ``(outbox id, room_id, seq, kind, payload)`` with an outbox id past
+    ``after``, oldest first; with ``before``, only events appended before that moment."""
     young = "" if before is None else " AND room_events.created_at < ?"
     return conn.execute(
         "SELECT outbox.id, outbox.room_id, outbox.seq, room_events.kind, room_events.payload FROM outbox"
         " JOIN room_events ON room_events.room_id = outbox.room_id AND room_events.seq = outbox.seq"
-        f" WHERE outbox.published = 0{young} ORDER BY outbox.id LIMIT ?",
-        (limit,) if before is None else (stored_time(before), limit)).fetchall()
+        f" WHERE outbox.published = 0 AND outbox.id > ?{young} ORDER BY outbox.id LIMIT ?",
+        (after, limit) if before is None else (after, stored_time(before), limit)).fetchall()
 
 
 def append_bulk(conn: sqlite3.Connection, items, now: datetime) -> list[list[int] | EventStoreError]:
@@ -157,8 +157,9 @@ class SqliteHotPath:
     async def mark_published(self, ids: Sequence[int]) -> None:
         await self.writer.transaction(mark_published, list(ids))
 
-    async def pending(self, limit: int, before: datetime | None = None) -> list[tuple[int, str, int, str, bytes]]:
-        return await self.reader.query(pending, limit, before)
+    async def pending(self, limit: int, before: datetime | None = None,
+                      after: int = 0) -> list[tuple[int, str, int, str, bytes]]:
+        return await self.reader.query(pending, limit, before, after)
 
     async def load(self, room_id: str, from_seq: int, limit: int | None) -> list[tuple[str, int, str, bytes, datetime]]:
         return [(r, q, k, p, stored_at(at)) for r, q, k, p, at in await self.reader.query(load, room_id, from_seq, limit)]

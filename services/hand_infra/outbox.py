@@ -64,6 +64,9 @@ Render = Callable[[OutboxEntry], "bytes | None"]
 #: how long relays sharing an outbox leave a row to the relay that wrote it: longer than a
 #: direct send's ack timeout (``OutboxRelay``'s default, 5 s) and a mark (docs/decisions/0046)
 ORPHAN_AFTER_S = 6.0
+#: at most this many pages of pending rows a polling pass reads to find a batch of its own
+#: (each ``batch_size`` rows and more): past another live writer's backlog of up to ~10,000 rows
+SCAN_PAGES = 20
 
 
 def as_stored(entry: OutboxEntry) -> bytes:
@@ -274,6 +277,23 @@ class OutboxRelay:
             return None
         return datetime.now(UTC) - timedelta(seconds=self.orphan_after_s)
 
+    async def _due(self) -> list[OutboxEntry]:
+        """The pass's rows, oldest first: pending, old enough, not sent by this relay, of its
+        rooms. Read on past the rows it leaves — those of rooms another instance owns — for at
+        most ``SCAN_PAGES`` pages, so another live writer's backlog (its broker unreachable)
+        does not hide this instance's orphaned rows behind it; every pass starts from the
+        oldest row, so a room's rows still go out in order."""
+        page_size = self.batch_size + len(self._unmarked) + len(self._direct)
+        before, after, due = self._young_from(), 0, []
+        for _ in range(SCAN_PAGES):
+            page = await self.store.pending_outbox(page_size, before=before, after=after)
+            due += [e for e in page if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct
+                    and (self.mine is None or self.mine(e.room_id))]
+            if len(due) >= self.batch_size or len(page) < page_size:
+                break
+            after = page[-1].id
+        return due[:self.batch_size]
+
     async def publish_pending(self) -> int:
         """Publish one batch of the outbox; return how many rows were marked."""
         if self._producer is None:
@@ -282,10 +302,7 @@ class OutboxRelay:
         # otherwise be read back (with their payloads) only to be skipped — at 150 act/s
         # most of what a pass read
         await self._mark()
-        entries = [e for e in await self.store.pending_outbox(
-            self.batch_size + len(self._unmarked) + len(self._direct), before=self._young_from())
-            if e.id not in self._unmarked and (e.room_id, e.seq) not in self._direct
-            and (self.mine is None or self.mine(e.room_id))][:self.batch_size]
+        entries = await self._due()
         OUTBOX_BACKLOG.set(len(entries))
         now = time.perf_counter()
         for entry in entries:

@@ -20,7 +20,7 @@ from hand_infra._proc import ProcessStartError, port_is_free, stop_process
 from hand_infra.broker import TansuBroker, kafka_broker
 from hand_infra.eventstore import EventStore
 from hand_infra.dedupe import Deduper
-from hand_infra.outbox import OutboxEntry, OutboxRelay, as_stored
+from hand_infra.outbox import SCAN_PAGES, OutboxEntry, OutboxRelay, as_stored
 from hand_infra.settings import KafkaSettings
 from hand_infra.topics import PROJECT_TOPICS, ensure_topics, partition_of, topic_partitions
 
@@ -176,8 +176,8 @@ async def test_a_restarted_relay_republishes_what_was_not_marked_and_loses_nothi
         def __init__(self) -> None:
             self.marks = 0
 
-        async def pending_outbox(self, limit: int, before: datetime | None = None) -> list:
-            return await store.pending_outbox(limit, before)
+        async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
+            return await store.pending_outbox(limit, before, after)
 
         async def mark_published(self, ids: list[int]) -> None:
             self.marks += 1
@@ -244,8 +244,8 @@ async def test_rows_published_directly_and_acked_are_not_read_back_by_the_pollin
         def __getattr__(self, name: str) -> Any:
             return getattr(store, name)
 
-        async def pending_outbox(self, limit: int, before: datetime | None = None) -> list:
-            rows = await store.pending_outbox(limit, before)
+        async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
+            rows = await store.pending_outbox(limit, before, after)
             read.append(len(rows))
             return rows
 
@@ -435,3 +435,60 @@ async def test_relays_sharing_a_store_publish_a_backlog_once_each_the_rooms_it_i
     assert (first, second) == tuple(by_owner) and first + second == total
     assert await store.pending_outbox() == []
     await assert_published_once(broker, topic, f"g-{unique}", total)
+
+
+async def test_a_relay_finds_its_rooms_rows_behind_another_live_writers_backlog(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    """Another instance owns rooms whose old rows are still pending (it is alive, its broker
+    unreachable); this relay's own orphaned rows were appended after them. A pass reads on
+    past the rows it leaves and publishes its own, in order (before: it read only the oldest
+    page, all the other's, and published nothing while that backlog lasted)."""
+    topic = f"events.{unique}"
+    theirs, ours = [f"room-{unique}-theirs-{i}" for i in range(3)], [f"room-{unique}-ours-{i}" for i in range(2)]
+    await ensure_topics(broker, [topic], partitions=4)
+    behind = await append_rounds(store, theirs, rounds=12)  # 72 rows, older than ours
+    own = await append_rounds(store, ours, rounds=2)  # 8 rows: one batch
+    await asyncio.sleep(0.3)
+    relay = OutboxRelay(store, broker, topic=topic, routes=[(topic, envelope)], batch_size=10,
+                        orphan_after_s=0.2, mine=lambda room: room in ours)
+    await relay.start(run=False)
+    try:
+        first = await relay.publish_pending()
+    finally:
+        await relay.stop()
+    assert own <= 10 < behind and first == own
+    left = await store.pending_outbox(limit=10_000)
+    assert {e.room_id for e in left} == set(theirs) and len(left) == behind
+    deduper: Deduper[dict] = Deduper()
+    raw, _ = await consume(broker, topic, f"g-{unique}", deduper, own, own)
+    assert by_room(raw) == {room: list(range(len(await store.load(room)))) for room in ours}
+
+
+async def test_a_pass_reads_at_most_its_scan_pages_past_rows_it_leaves(
+    broker: KafkaSettings, store: EventStore, unique: str
+) -> None:
+    """Reading on past another owner's rows is bounded: ``SCAN_PAGES`` pages a pass."""
+    topic, rooms = f"events.{unique}", [f"room-{unique}-{i}" for i in range(3)]
+    await ensure_topics(broker, [topic], partitions=4)
+    total = await append_rounds(store, rooms, rounds=12)
+    await asyncio.sleep(0.3)
+    pages: list[int] = []
+
+    class Counting:
+        def __getattr__(self, name: str) -> Any:
+            return getattr(store, name)
+
+        async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
+            rows = await store.pending_outbox(limit, before, after)
+            pages.append(len(rows))
+            return rows
+
+    relay = OutboxRelay(Counting(), broker, topic=topic, routes=[(topic, envelope)], batch_size=2,  # type: ignore[arg-type]
+                        orphan_after_s=0.2, mine=lambda room: False)
+    await relay.start(run=False)
+    try:
+        assert await relay.publish_pending() == 0
+    finally:
+        await relay.stop()
+    assert total > 2 * SCAN_PAGES and len(pages) == SCAN_PAGES and set(pages) == {2}
