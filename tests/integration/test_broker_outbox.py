@@ -132,6 +132,21 @@ async def assert_published_once(settings: KafkaSettings, topic: str, group: str,
     assert len(raw) == total and deduper.duplicates == 0
 
 
+class CountingReads:
+    """The store as a relay sees it, counting the outbox rows each of its reads returns."""
+
+    def __init__(self, store: EventStore) -> None:
+        self.store, self.reads = store, []
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.store, name)
+
+    async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
+        rows = await self.store.pending_outbox(limit, before, after)
+        self.reads.append(len(rows))
+        return rows
+
+
 async def append_rounds(store: EventStore, rooms: list[str], rounds: int) -> int:
     """Interleave appends of 1–3 events to each room, ``rounds`` times; return the count."""
     count = 0
@@ -236,20 +251,9 @@ async def test_rows_published_directly_and_acked_are_not_read_back_by_the_pollin
     await ensure_topics(broker, [topic], partitions=4)
     total = await append_rounds(store, rooms, rounds=4)  # 24 rows, as a pass appends them
     entries = await store.pending_outbox(limit=10_000)
-    read: list[int] = []
-
-    class Counting:
-        """The store as the relay sees it, counting the outbox rows each pass reads."""
-
-        def __getattr__(self, name: str) -> Any:
-            return getattr(store, name)
-
-        async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
-            rows = await store.pending_outbox(limit, before, after)
-            read.append(len(rows))
-            return rows
-
-    relay = OutboxRelay(Counting(), broker, topic=topic, routes=[(topic, envelope)])  # type: ignore[arg-type]
+    counting = CountingReads(store)
+    read = counting.reads
+    relay = OutboxRelay(counting, broker, topic=topic, routes=[(topic, envelope)])  # type: ignore[arg-type]
     await relay.start(run=False)
     try:
         relay.publish_direct([(e.room_id, e.seq, [envelope(e)]) for e in entries])
@@ -473,18 +477,9 @@ async def test_a_pass_reads_at_most_its_scan_pages_past_rows_it_leaves(
     await ensure_topics(broker, [topic], partitions=4)
     total = await append_rounds(store, rooms, rounds=12)
     await asyncio.sleep(0.3)
-    pages: list[int] = []
-
-    class Counting:
-        def __getattr__(self, name: str) -> Any:
-            return getattr(store, name)
-
-        async def pending_outbox(self, limit: int, before: datetime | None = None, after: int = 0) -> list:
-            rows = await store.pending_outbox(limit, before, after)
-            pages.append(len(rows))
-            return rows
-
-    relay = OutboxRelay(Counting(), broker, topic=topic, routes=[(topic, envelope)], batch_size=2,  # type: ignore[arg-type]
+    counting = CountingReads(store)
+    pages = counting.reads
+    relay = OutboxRelay(counting, broker, topic=topic, routes=[(topic, envelope)], batch_size=2,  # type: ignore[arg-type]
                         orphan_after_s=0.2, mine=lambda room: False)
     await relay.start(run=False)
     try:
