@@ -6,6 +6,10 @@ development key file (``HAND_AUTH_DEV_KEY_FILE``, under ``var/``).
 
 from __future__ import annotations
 
+from hand_common.grpc_core import use_services_io
+
+use_services_io()  # before grpc is imported: grpc core reads GRPC_EXPERIMENTS once
+
 from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled

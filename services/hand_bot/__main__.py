@@ -8,6 +8,10 @@ the broker), for container and Kubernetes probes.
 
 from __future__ import annotations
 
+from hand_common.grpc_core import use_services_io
+
+use_services_io()  # before grpc is imported: grpc core reads GRPC_EXPERIMENTS once
+
 import asyncio
 import contextlib
 import signal

@@ -6,6 +6,10 @@ Needs a broker (``KAFKA_BOOTSTRAP_SERVERS``); the store is ``HAND_LEDGER_URL``
 
 from __future__ import annotations
 
+from hand_common.grpc_core import use_services_io
+
+use_services_io()  # before grpc is imported: grpc core reads GRPC_EXPERIMENTS once
+
 from hand_common import event_loop
 from hand_common.env import load_or_exit
 from hand_common.lifecycle import serve_until_signalled

@@ -7,6 +7,10 @@ the server gracefully (``HAND_SHUTDOWN_GRACE_S``) and exits with status 0.
 
 from __future__ import annotations
 
+from hand_common.grpc_core import use_services_io
+
+use_services_io()  # before grpc is imported: grpc core reads GRPC_EXPERIMENTS once
+
 from concurrent.futures import Executor
 
 from hand_common import event_loop

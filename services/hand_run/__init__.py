@@ -16,8 +16,18 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
+
+from hand_common.grpc_core import use_services_io
+
+# ``python -m hand_run`` imports this package first, and the imports below import grpc,
+# which reads these once. The broker keeper starts the broker with subprocess (fork +
+# exec) while the gRPC servers run in this process: gRPC's fork handlers (for a fork
+# without exec) could crash the child before its exec.
+os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
+use_services_io()  # the servers' socket I/O as in the image (hand_common.grpc_core)
 
 from hand_auth import AuthConfig
 from hand_infra.broker import TansuBroker

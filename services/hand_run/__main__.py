@@ -8,11 +8,6 @@ import os
 import signal
 import sys
 
-# The broker keeper starts the broker with subprocess (fork + exec) while the gRPC
-# servers run in this process: gRPC's fork handlers (for a fork without exec) could
-# crash the child before its exec. Set before grpc is imported.
-os.environ.setdefault("GRPC_ENABLE_FORK_SUPPORT", "false")
-
 from hand_common import event_loop
 from hand_common.config import LogConfig
 from hand_common.env import load_or_exit
