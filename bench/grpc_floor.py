@@ -9,8 +9,11 @@ two streams per room and calls ``Act`` at human pace — each room every 2 s on 
 then flat out. Per level: the server process's CPU per action, and the same for a bare
 unary call alone (no stream message). ``--interceptors`` puts the services' edge chain
 (metrics, in-flight bound, rate limit, door) in front, as the room service has.
+``--play`` adds the same action carried over a bidirectional stream per seat instead
+(``Play``: the acting seat's message in on its own stream, the room's message out on both
+seats' streams — the shape of a game socket), to show what the unary call itself costs.
 
-    .venv/bin/python bench/grpc_floor.py [--rooms 100 300 600] [--window 10] [--interceptors]
+    .venv/bin/python bench/grpc_floor.py [--rooms 100 300 600] [--window 10] [--interceptors] [--play]
 """
 
 from __future__ import annotations
@@ -56,6 +59,23 @@ async def serve(port_file: str, interceptors: bool) -> None:
         while True:
             yield await queue.get()
 
+    async def play(requests, context):
+        first = await anext(aiter(requests))
+        queue: asyncio.Queue = asyncio.Queue()
+        streams.setdefault(first[:8], []).append(queue)
+
+        async def acts() -> None:
+            async for request in requests:
+                for q in streams.get(request[:8], ()):
+                    q.put_nowait(PAYLOAD)
+        reader = asyncio.ensure_future(acts())
+        try:
+            yield b"open"
+            while True:
+                yield await queue.get()
+        finally:
+            reader.cancel()
+
     chain = []
     if interceptors:
         sys.path[:0] = [str(ROOT / "services"), str(ROOT / "gen")]
@@ -70,14 +90,16 @@ async def serve(port_file: str, interceptors: bool) -> None:
     server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(SERVICE, {
         "Act": grpc.unary_unary_rpc_method_handler(act),
         "Bare": grpc.unary_unary_rpc_method_handler(bare),
-        "Watch": grpc.unary_stream_rpc_method_handler(watch)}),))
+        "Watch": grpc.unary_stream_rpc_method_handler(watch),
+        "Play": grpc.stream_stream_rpc_method_handler(play)}),))
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
     Path(port_file).write_text(str(port))
     await server.wait_for_termination()
 
 
-async def drive(port: int, pid: int, levels: list[int], window: float, channels: int) -> list[dict]:
+async def drive(port: int, pid: int, levels: list[int], window: float, channels: int,
+                play: bool = False) -> list[dict]:
     chans = [grpc.aio.insecure_channel(f"127.0.0.1:{port}") for _ in range(channels)]
     out = []
     try:
@@ -101,6 +123,8 @@ async def drive(port: int, pid: int, levels: list[int], window: float, channels:
             for c in opened:
                 c.cancel()
             await asyncio.sleep(0.5)
+            if play:
+                out += await _play_level(chans, pid, ids, window)
     finally:
         for c in chans:
             await c.close()
@@ -115,13 +139,14 @@ async def _drain(call) -> None:
         pass
 
 
-async def _level(chans, pid: int, ids: list[bytes], method: str, pace: float, window: float) -> dict:
+async def _level(chans, pid: int, ids: list[bytes], method: str, pace: float, window: float,
+                 play: list | None = None) -> dict:
     done = 0
     stop = asyncio.Event()
 
     async def room(n: int, rid: bytes) -> None:
         nonlocal done
-        stub = chans[n % len(chans)].unary_unary(f"/{SERVICE}/{method}")
+        stub = play[n].write if play else chans[n % len(chans)].unary_unary(f"/{SERVICE}/{method}")
         if pace:
             await asyncio.sleep(random.uniform(0, pace))
         while not stop.is_set():
@@ -143,12 +168,36 @@ async def _level(chans, pid: int, ids: list[bytes], method: str, pace: float, wi
             "cpu_ms_per_call": round(1000 * (c1 - c0) / max(1, calls), 3)}
 
 
+async def _play_level(chans, pid: int, ids: list[bytes], window: float) -> list[dict]:
+    """The same actions at human pace over one bidirectional ``Play`` stream per seat: seat
+    0 of a room writes its action on its own stream; both seats read the room's message.
+    (No flat-out run: a writer that need not wait for an answer is not the same load.)"""
+    calls = []
+    for n, rid in enumerate(ids):
+        for seat in range(2):
+            call = chans[(2 * n + seat) % len(chans)].stream_stream(f"/{SERVICE}/Play")()
+            await call.write(rid)
+            calls.append(call)
+    for call in calls:
+        assert await call.read() == b"open"
+    readers = [asyncio.ensure_future(_drain(c)) for c in calls]
+    out = [await _level(chans, pid, ids, "Play", 2.0, window, play=calls[0::2])]
+    print(json.dumps(out[-1]), flush=True)
+    for r in readers:
+        r.cancel()
+    for c in calls:
+        c.cancel()
+    await asyncio.sleep(0.5)
+    return out
+
+
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--rooms", type=int, nargs="+", default=[100, 300, 600])
     p.add_argument("--window", type=float, default=10.0)
     p.add_argument("--channels", type=int, default=8)
     p.add_argument("--interceptors", action="store_true")
+    p.add_argument("--play", action="store_true", help="also the action over a bidirectional stream per seat")
     p.add_argument("--serve", help=argparse.SUPPRESS)
     a = p.parse_args()
     import uvloop
@@ -164,7 +213,8 @@ def main() -> None:
             if port_file.exists() and port_file.read_text():
                 break
             time.sleep(0.1)
-        rows = uvloop.run(drive(int(port_file.read_text()), server.pid, a.rooms, a.window, a.channels))
+        rows = uvloop.run(drive(int(port_file.read_text()), server.pid, a.rooms, a.window, a.channels,
+                                a.play))
     finally:
         server.terminate()
         server.wait()
