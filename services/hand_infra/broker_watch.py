@@ -10,8 +10,9 @@ with the broker's default partition count. :class:`BrokerWatch` therefore:
 - probes the bootstrap servers every ``interval`` s (a TCP connect) and says
   whether the broker is ``up`` — callers fail fast with UNAVAILABLE while it
   is not, instead of waiting for a client timeout;
-- every ``topic_check_s`` s while up, lists the topics: one of ``topics``
-  missing means the broker lost them (a restart faster than a probe);
+- every ``topic_check_s`` s while up, lists the topics (on one admin client the port
+  keeps, not a client bootstrapped each time): one of ``topics`` missing means the
+  broker lost them (a restart faster than a probe);
 - on recovery (down → up, or topics lost) re-creates and checks ``topics``
   (:func:`~hand_infra.topics.ensure_topics`; no client's metadata request re-creates
   one first, ``no_auto_create``) — a topic with too few partitions that cannot be grown
@@ -141,6 +142,7 @@ class BrokerWatch:
     async def stop(self) -> None:
         await cancel_task(self._task)
         self._task = None
+        await self.broker.close()  # the admin client its topic checks kept
 
     async def _reachable(self) -> bool:
         return await self.broker.reachable()

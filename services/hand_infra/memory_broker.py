@@ -90,6 +90,9 @@ class MemoryBroker:
         self.check()
         return set(self.topics)
 
+    async def close(self) -> None:
+        """Nothing kept open here (the port's ``close``)."""
+
     async def ensure_topics(self, settings: KafkaSettings | None = None, names: Iterable[str] = PROJECT_TOPICS,
                             partitions: int | None = None) -> list[str]:
         """Create the missing topics (``partitions``, else the settings', else the broker's
