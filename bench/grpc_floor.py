@@ -118,11 +118,7 @@ async def drive(port: int, pid: int, levels: list[int], window: float, channels:
                     continue  # flat out once, at the last level
                 out.append(await _level(chans, pid, ids, method, pace, window))
                 print(json.dumps(out[-1]), flush=True)
-            for r in readers:
-                r.cancel()
-            for c in opened:
-                c.cancel()
-            await asyncio.sleep(0.5)
+            await _close(readers, opened)
             if play:
                 out += await _play_level(chans, pid, ids, window)
     finally:
@@ -183,12 +179,15 @@ async def _play_level(chans, pid: int, ids: list[bytes], window: float) -> list[
     readers = [asyncio.ensure_future(_drain(c)) for c in calls]
     out = [await _level(chans, pid, ids, "Play", 2.0, window, play=calls[0::2])]
     print(json.dumps(out[-1]), flush=True)
-    for r in readers:
-        r.cancel()
-    for c in calls:
-        c.cancel()
-    await asyncio.sleep(0.5)
+    await _close(readers, calls)
     return out
+
+
+async def _close(readers: list, calls: list) -> None:
+    """Stop reading, cancel the streams, and let the server see them end."""
+    for task in readers + calls:
+        task.cancel()
+    await asyncio.sleep(0.5)
 
 
 def main() -> None:

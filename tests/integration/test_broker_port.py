@@ -15,43 +15,7 @@ from hand_infra.broker_port import KafkaBroker
 from hand_infra.settings import KafkaSettings, kafka_settings
 from hand_infra.topics import ensure_topics
 
-from .test_client_lifecycle import unclosed_connections
-
-
-class CountingProxy:
-    """A TCP proxy in front of the broker that counts the connections made through it.
-    Kafka clients bootstrap through the address they are given and then reach the broker
-    at the address it advertises, so this counts bootstraps."""
-
-    def __init__(self, upstream: str) -> None:
-        self.host, port = upstream.rsplit(":", 1)
-        self.port = int(port)
-        self.connections = 0
-        self.server: asyncio.Server | None = None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        self.connections += 1
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
-        pipes = [asyncio.ensure_future(self._pipe(reader, up_writer)),
-                 asyncio.ensure_future(self._pipe(up_reader, writer))]
-        await asyncio.wait(pipes, return_when=asyncio.FIRST_COMPLETED)
-        for pipe in pipes:
-            pipe.cancel()
-        up_writer.close()
-        writer.close()
-
-    @staticmethod
-    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while data := await reader.read(65536):
-            writer.write(data)
-
-    async def __aenter__(self) -> str:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self.server is not None
-        self.server.close()
+from .kafka_proxy_support import CountingProxy, unclosed_connections
 
 
 @pytest.mark.timeout(30)

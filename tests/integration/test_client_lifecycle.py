@@ -10,9 +10,7 @@ connection.
 from __future__ import annotations
 
 import asyncio
-import gc
 import time
-import warnings
 
 from aiokafka import AIOKafkaProducer
 
@@ -20,60 +18,7 @@ from hand_infra.broker_port import KafkaBroker
 from hand_infra.client_lifecycle import start_client
 from hand_infra.settings import KafkaSettings
 
-
-class MetadataBlackhole:
-    """A proxy in front of the real broker that forwards every request but the cluster
-    metadata one (API key 3), which it swallows: a client's bootstrap then waits for
-    that answer after its connection is open. It notes when a metadata request came
-    and when the client closed its connection."""
-
-    METADATA = 3
-
-    def __init__(self, upstream: str) -> None:
-        self.host, port = upstream.rsplit(":", 1)
-        self.port = int(port)
-        self.asked = asyncio.Event()  # a metadata request arrived (and was swallowed)
-        self.closed = asyncio.Event()  # a client closed its connection
-        self.server: asyncio.Server | None = None
-
-    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        up_reader, up_writer = await asyncio.open_connection(self.host, self.port)
-        back = asyncio.ensure_future(self._pipe(up_reader, writer))
-        try:
-            while True:
-                head = await reader.readexactly(4)
-                frame = await reader.readexactly(int.from_bytes(head, "big"))
-                if int.from_bytes(frame[:2], "big", signed=True) == self.METADATA:
-                    self.asked.set()
-                    continue
-                up_writer.write(head + frame)
-        except (asyncio.IncompleteReadError, ConnectionError):
-            self.closed.set()
-        finally:
-            back.cancel()
-            up_writer.close()
-            writer.close()
-
-    @staticmethod
-    async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        while data := await reader.read(65536):
-            writer.write(data)
-
-    async def __aenter__(self) -> str:
-        self.server = await asyncio.start_server(self._serve, "127.0.0.1", 0)
-        return f"127.0.0.1:{self.server.sockets[0].getsockname()[1]}"
-
-    async def __aexit__(self, *exc: object) -> None:
-        assert self.server is not None
-        self.server.close()
-
-
-def unclosed_connections() -> list[str]:
-    """ResourceWarnings of Kafka connections the collector finds unclosed now."""
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        gc.collect()
-    return [str(w.message) for w in caught if "AIOKafkaConnection" in str(w.message)]
+from .kafka_proxy_support import MetadataBlackhole, unclosed_connections
 
 
 async def test_a_topic_listing_cancelled_during_the_bootstrap_closes_its_connection(broker: KafkaSettings) -> None:
