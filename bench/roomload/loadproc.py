@@ -23,7 +23,7 @@ from pathlib import Path
 
 import grpc
 
-from hand_common import gc_policy
+from hand_common import event_loop
 
 from .owners import Counts, Endpoints, Room, Seat, create_room, rule_error
 
@@ -111,5 +111,5 @@ async def main(cfg: dict) -> None:
 
 
 if __name__ == "__main__":
-    gc_policy.install(600)  # the load generator's own collector pauses are not the server's latency
-    asyncio.run(main(json.loads(Path(sys.argv[1]).read_text())))
+    # the load generator's own collector pauses are not the server's latency
+    event_loop.run(main(json.loads(Path(sys.argv[1]).read_text())), "asyncio", gc_sweep_s=600)

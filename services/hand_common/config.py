@@ -66,10 +66,10 @@ EVENT_LOOP = EnvVar(
 )
 GC_SWEEP_S = EnvVar(
     "HAND_GC_SWEEP_S", "600",
-    "a service process freezes what survives each full garbage collection, so the next walks "
-    "only newer objects (no multi-second pauses with thousands of rooms in memory), and walks "
-    "everything once every this many seconds; 0: Python's default collector "
-    "(hand_common/gc_policy.py)",
+    "a service process freezes what survives each garbage collection of generation 1 or 2, "
+    "so a full collection has next to nothing to walk (no long pauses with thousands of rooms "
+    "in memory), and walks everything once every this many seconds; 0: Python's default "
+    "collector (hand_common/gc_policy.py)",
     number(0, 86_400),
 )
 GRPC_MAX_MESSAGE_BYTES = EnvVar(

@@ -25,10 +25,21 @@ T = TypeVar("T")
 
 def run(main: Coroutine[Any, Any, T], kind: str = "uvloop", gc_sweep_s: float = 0.0) -> T:
     """Run ``main`` to its end on a new loop of ``kind`` (``LogConfig.event_loop``), the
-    garbage collector set up by ``gc_policy.install(gc_sweep_s)`` (``LogConfig.gc_sweep_s``)."""
-    gc_policy.install(gc_sweep_s)
+    garbage collector set up by ``gc_policy.install(gc_sweep_s)`` (``LogConfig.gc_sweep_s``)
+    and its sweeps kept on time beside ``main``."""
+    policy = gc_policy.install(gc_sweep_s)
+    if policy is not None:
+        main = _with_sweeps(main, policy)
     if kind == "uvloop":
         import uvloop
 
         return uvloop.run(main)
     return asyncio.run(main)
+
+
+async def _with_sweeps(main: Coroutine[Any, Any, T], policy: gc_policy.FreezeSurvivors) -> T:
+    sweeps = asyncio.ensure_future(gc_policy.sweep_when_due(policy))
+    try:
+        return await main
+    finally:
+        sweeps.cancel()
