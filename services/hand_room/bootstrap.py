@@ -96,7 +96,8 @@ def bootstrap(config: RoomConfig, kafka: KafkaSettings, *, store: EventStore, in
     # unsent): those of the rooms it owns now, or that nobody holds as far as it knows
     relay = OutboxRelay(store, kafka, topic=names["events"], watch=watch, mark_interval=0.2, idle_interval=0.5,
                         routes=[(names["events"], private_value), (names["public"], public_value)], broker=broker,
-                        orphan_after_s=ORPHAN_AFTER_S, mine=lambda room_id: ownership.owner_of(room_id) in (None, me))
+                        orphan_after_s=ORPHAN_AFTER_S, mine=lambda room_id: ownership.owner_of(room_id) in (None, me),
+                        direct_linger_s=config.publish_linger_ms / 1000)
     repo = RoomRepository(store)
     feeds = Feeds(store, repo)
     # The owners' group detects a dead member fast (docs/decisions/0009-fast-failover.md).

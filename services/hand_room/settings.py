@@ -123,6 +123,14 @@ PASS_LINGER_MS = EnvVar(
     "command's arrival",
     integer(0, 1000),
 )
+PUBLISH_LINGER_MS = EnvVar(
+    "HAND_ROOM_PUBLISH_LINGER_MS", "50",
+    "how long the owner holds committed events for the next ones before publishing them to "
+    "hand.room-events together (fewer produce requests, less CPU at human pace); what only "
+    "readers of the topic wait for: the ledger, streams served by an instance that does not own "
+    "the room; the streams of the owner see each event at its commit; 0: at once",
+    integer(0, 500),
+)
 MAX_LOOP_LAG_MS = EnvVar(
     "HAND_ROOM_MAX_LOOP_LAG_MS", "500",
     "how late the event loop may run its timers (mean over ~0.5 s, hand_room_loop_lag_seconds) before "
@@ -242,6 +250,7 @@ class RoomConfig:
     max_queue_delay_ms: int = setting(MAX_QUEUE_DELAY_MS)
     max_loop_lag_ms: int = setting(MAX_LOOP_LAG_MS)
     pass_linger_ms: int = setting(PASS_LINGER_MS)
+    publish_linger_ms: int = setting(PUBLISH_LINGER_MS)
     waiting_ttl_s: int = setting(WAITING_TTL_S)
     create_per_player_per_min: int = setting(CREATE_PER_PLAYER_PER_MIN)
     create_per_peer_per_min: int = setting(CREATE_PER_PEER_PER_MIN)
