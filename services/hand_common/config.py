@@ -53,7 +53,7 @@ LOG_FORMAT = EnvVar(
 LOG_LEVEL = EnvVar("HAND_LOG_LEVEL", "info", "debug, info, warning, error or critical", choice(*LOG_LEVELS))
 LOG_CALL_CHOICES = ("all", "refused")
 LOG_CALLS = EnvVar(
-    "HAND_LOG_CALLS", "all",
+    "HAND_LOG_CALLS", "refused",
     "the one `rpc` line per call at info: for every call (all), or only for calls that did not "
     "end OK (refused; an OK call's line is at debug)",
     choice(*LOG_CALL_CHOICES),

@@ -118,7 +118,7 @@ def _shared_processors() -> list[Processor]:
 
 
 #: whether a call that ended OK logs its ``rpc`` line at info (``HAND_LOG_CALLS``; hand_common.rpc)
-CALLS = {"ok_at_info": True}
+CALLS = {"ok_at_info": False}
 
 
 def configure_logging(config: LogConfig, stream: TextIO | None = None) -> None:

@@ -5,9 +5,9 @@ context)``: it binds the call's name and ``bind(request)`` to every log line
 of the call, turns an exception into a refused call through ``refuse``
 (``None``: not a refusal, the exception propagates), and logs one summary line
 ``event=rpc code duration_ms`` per call (``code``: ``OK``, the refusal's code,
-``ABORTED`` when a helper already answered, ``CANCELLED``) — at info, or at debug for
-an OK call with ``HAND_LOG_CALLS=refused`` (a line per move is ~5 % of a room instance's
-event loop at 150 act/s; the metrics count every call either way).
+``ABORTED`` when a helper already answered, ``CANCELLED``) — at info, except an OK call's,
+which is at debug unless ``HAND_LOG_CALLS=all`` (decision 0048: a line per move is ~2.5 % of
+a room instance's CPU at 150 act/s; the metrics count every call either way).
 """
 
 from __future__ import annotations
