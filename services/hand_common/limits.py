@@ -122,25 +122,47 @@ def _over(path: str, limit: int) -> Refusal:
 def check(message: Message, prefix: str = "") -> None:
     """Raise ``Refusal(LIMIT_EXCEEDED)`` for the first field of ``message`` over its limit."""
     for field, value in message.ListFields():
-        path = prefix + field.name
-        limit = limit_of(field)
-        is_map = field.message_type is not None and field.message_type.GetOptions().map_entry
-        if field.is_repeated:
+        name, limit, kind = _SHAPES.get(field) or _shape(field)
+        if kind is _SCALAR:
+            continue
+        if kind is _STRING:
             if limit is not None and len(value) > limit:
-                raise _over(path, limit)
-            if is_map:
-                _check_map(field, value, path)
-            elif field.type == FieldDescriptor.TYPE_MESSAGE:
+                raise _over(prefix + name, limit)
+        elif kind is _MESSAGE:
+            check(value, prefix + name + ".")
+        else:  # repeated
+            if limit is not None and len(value) > limit:
+                raise _over(prefix + name, limit)
+            if kind is _MAP:
+                _check_map(field, value, prefix + name)
+            elif kind is _MESSAGES:
                 for i, item in enumerate(value):
-                    check(item, f"{path}[{i}].")
-            elif field.type in _STRINGS:
+                    check(item, f"{prefix}{name}[{i}].")
+            elif kind is _STRINGS_LIST:
                 for i, item in enumerate(value):
                     if len(item) > DEFAULT_STRING:
-                        raise _over(f"{path}[{i}]", DEFAULT_STRING)
-        elif field.type == FieldDescriptor.TYPE_MESSAGE:
-            check(value, path + ".")
-        elif field.type in _STRINGS and limit is not None and len(value) > limit:
-            raise _over(path, limit)
+                        raise _over(f"{prefix}{name}[{i}]", DEFAULT_STRING)
+
+
+# what ``check`` needs of a field, worked out once per field descriptor: its name, its
+# limit and its kind (a request's walk asked each field's options and limit every call)
+_SCALAR, _STRING, _MESSAGE, _REPEATED, _MAP, _MESSAGES, _STRINGS_LIST = (
+    "scalar", "string", "message", "repeated", "map", "messages", "strings")
+_SHAPES: dict[FieldDescriptor, tuple[str, int | None, str]] = {}
+
+
+def _shape(field: FieldDescriptor) -> tuple[str, int | None, str]:
+    limit = limit_of(field)
+    is_message = field.type == FieldDescriptor.TYPE_MESSAGE
+    if field.is_repeated:
+        if is_message and field.message_type.GetOptions().map_entry:
+            kind = _MAP
+        else:
+            kind = _MESSAGES if is_message else _STRINGS_LIST if field.type in _STRINGS else _REPEATED
+    else:
+        kind = _MESSAGE if is_message else _STRING if field.type in _STRINGS else _SCALAR
+    shape = _SHAPES[field] = (field.name, limit, kind)
+    return shape
 
 
 def _check_map(field: FieldDescriptor, value: Mapping, path: str) -> None:

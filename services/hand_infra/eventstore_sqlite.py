@@ -62,16 +62,17 @@ def action_rows(conn: sqlite3.Connection, keys: Sequence[tuple[str, str]]) -> li
 
 def insert(conn: sqlite3.Connection, events: Sequence[tuple[str, int, str, bytes]],
            actions: Sequence[tuple[str, str, int, int]], now: datetime) -> None:
-    """The events with their outbox rows, and the action ids."""
+    """The events with their outbox rows, and the action ids: one multi-row ``INSERT`` a
+    table (per chunk), not one step a row."""
     at = stored_time(now)
-    if events:
-        conn.executemany("INSERT INTO room_events (room_id, seq, kind, payload, created_at) VALUES (?, ?, ?, ?, ?)",
-                         [(r, q, k, p, at) for r, q, k, p in events])
-        conn.executemany("INSERT INTO outbox (room_id, seq, published) VALUES (?, ?, 0)",
-                         [(r, q) for r, q, _, _ in events])
-    if actions:
-        conn.executemany("INSERT INTO action_ids (room_id, action_id, first_seq, last_seq) VALUES (?, ?, ?, ?)",
-                         actions)
+    for part in _chunks(events, CHUNK // 5):
+        conn.execute("INSERT INTO room_events (room_id, seq, kind, payload, created_at) VALUES "
+                     + ",".join(["(?, ?, ?, ?, ?)"] * len(part)), [v for r, q, k, p in part for v in (r, q, k, p, at)])
+        conn.execute("INSERT INTO outbox (room_id, seq, published) VALUES " + ",".join(["(?, ?, 0)"] * len(part)),
+                     [v for r, q, _, _ in part for v in (r, q)])
+    for part in _chunks(actions, CHUNK // 4):
+        conn.execute("INSERT INTO action_ids (room_id, action_id, first_seq, last_seq) VALUES "
+                     + ",".join(["(?, ?, ?, ?)"] * len(part)), [v for row in part for v in row])
 
 
 def mark_published_at(conn: sqlite3.Connection, keys: Sequence[tuple[str, int]]) -> None:

@@ -71,17 +71,20 @@ class TurnTimers:
         if seat is None:
             return
         r = room.round
-        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         bot = room.bot_controls(seat)
         wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
         delay = max(0.0, room.turn_started_at + wait - time.time())
+        # the command is made when the timer fires (almost every timer is cancelled by the next move)
         self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            delay, lambda: self._tasks.spawn(self.send_command(timeout)))
+            delay, self._time_out, room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         if bot:
             ask = (r.round_no, r.turn_no, r.turn.phase, room.game_seq)  # chat asks nothing again
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
                 self._tasks.spawn(self._ask_bot(room, seat))
+
+    def _time_out(self, room_id: str, timeout: TurnTimeout) -> None:
+        self._tasks.spawn(self.send_command(Command(room_id, timeout)))
 
     def rearm_soon(self, room: Room, delay: float = 1.0) -> None:
         """After a failure (rules service or store down): try the turn's timer again soon,
@@ -93,10 +96,9 @@ class TurnTimers:
         handle = self._timers.pop(room.room_id, None)
         if handle:
             handle.cancel()
-        timeout = Command(room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         due = room.turn_started_at + room.turn_seconds
         self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            max(delay, due - time.time()), lambda: self._tasks.spawn(self.send_command(timeout)))
+            max(delay, due - time.time()), self._time_out, room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
         if room.bot_controls(seat):
             self._bot_asked.pop(room.room_id, None)
             asyncio.get_running_loop().call_later(delay, self._ask_again, room)
