@@ -10,9 +10,8 @@ consumers put a :class:`~hand_infra.dedupe.Deduper` in front of their handler.
 
 The writer that just committed events may hand them over rendered
 (:meth:`publish_direct`): they are sent at once (or, with ``direct_linger_s``, with
-those handed over within that time), without being read back,
-decoded and encoded again, and marked published (by ``(room_id, seq)``) once
-acked; the polling pass skips them meanwhile. If a direct send fails, its rows
+those handed over within that time) without being read back (``hand_infra.direct_sends``),
+and marked published (by ``(room_id, seq)``) once acked; the polling pass skips them meanwhile. If a direct send fails, its rows
 stay pending and the polling pass publishes them: the outbox stays the safety
 net. Where every writer publishes its own rows so (the room instances sharing
 one store), ``orphan_after_s`` leaves a row to its writer for that long: a
@@ -52,11 +51,12 @@ from aiokafka import AIOKafkaProducer
 from hand_infra import kafka_trace
 from hand_infra.broker_port import BrokerPort, kafka_or
 from hand_infra.client_lifecycle import start_client
+from hand_infra.direct_sends import DirectSends
 from hand_infra.eventstore import EventStore, OutboxEntry
 from hand_infra.kafka_metrics import OUTBOX_BACKLOG, OUTBOX_PUBLISHED, OUTBOX_RELAY_LAG, produced
 from hand_infra.settings import KafkaSettings
 from hand_infra.sqlstore import log_failure
-from hand_infra.topics import ROOM_EVENTS, partition_of
+from hand_infra.topics import ROOM_EVENTS
 
 log = structlog.get_logger("hand_infra.outbox")
 
@@ -90,12 +90,6 @@ class OutboxRelay:
                  broker: BrokerPort | None = None, orphan_after_s: float = 0.0,
                  mine: Callable[[str], bool] | None = None, direct_linger_s: float = 0.0) -> None:
         self.ack_timeout, self.watch = ack_timeout, watch
-        # >0: events handed over for a direct send wait this long for the next ones and go out
-        # together (fewer produce requests: ×0.91 of an instance's CPU at 150 act/s at 50 ms)
-        self.direct_linger_s = direct_linger_s
-        self._held: list = []  # (room_id, seq, values) waiting for the linger's end
-        self._held_traces: list = []
-        self._held_timer: asyncio.TimerHandle | None = None
         # >0: a polling pass takes only rows appended at least this long ago (younger ones are
         # their writer's to publish directly), except for this long after an own send failed
         self.orphan_after_s = orphan_after_s
@@ -104,7 +98,6 @@ class OutboxRelay:
         # relays share one outbox, each takes the rooms its instance owns, so a backlog (after a
         # broker outage, a dead instance's rows) goes out once, not once per instance
         self.mine = mine
-        self._sending: set[asyncio.Future] = set()  # direct sends under way
         self.store, self.settings, self.topic = store, settings, topic
         self.broker = kafka_or(broker, settings)  # where the producer comes from
         # >0: rows acked by the broker are marked published at most every ``mark_interval`` s
@@ -117,6 +110,9 @@ class OutboxRelay:
         self._first_read: dict[int, float] = {}  # outbox id → when a pass first read it (relay lag)
         self._marked_at = 0.0
         self.routes = list(routes) if routes is not None else [(topic, as_stored)]
+        # the writer's committed events, sent without being read back (``publish_direct``)
+        self._sends = DirectSends(lambda: self._producer, self.routes, ack_timeout, direct_linger_s,
+                                  acked=self._direct_acked_now, failed=self._direct_failed)
         self.batch_size, self.idle_interval, self.retry_interval = (
             batch_size, idle_interval, retry_interval)
         self._producer: AIOKafkaProducer | None = None
@@ -136,10 +132,9 @@ class OutboxRelay:
         """Finish the pass in flight (up to ``timeout`` s), then stop the producer."""
         self._stopping = True
         self._wake.set()
-        self._send_held()  # what waits for the linger goes now
-        if self._sending:  # direct sends under way: what they get acked is marked below, not
-            # left for another instance's pass to publish again
-            await asyncio.wait(list(self._sending), timeout=timeout)
+        # what waits for the direct linger goes now, and the direct sends under way end: what
+        # they get acked is marked below, not left for another instance's pass to publish again
+        await self._sends.flush(timeout)
         if self._task is not None:
             # On timeout wait_for cancels the pass; its unmarked rows go out again later.
             with contextlib.suppress(TimeoutError):
@@ -213,85 +208,26 @@ class OutboxRelay:
 
     def publish_direct(self, items: Sequence[tuple[str, int, Sequence[bytes | None]]],
                        contexts: Sequence[Any] | None = None) -> None:
-        """Send committed events now: ``(room_id, seq, one value per route or None)``, in
-        order per room, each record continuing the trace of its ``contexts`` entry (the
-        command that made it; None: the current one). Acked rows are marked published with
-        the next mark."""
+        """Send committed events now (or at the end of the direct linger): ``(room_id, seq, one
+        value per route or None)``, in order per room, each record continuing the trace of its
+        ``contexts`` entry (the command that made it; None: the current one). Acked rows are
+        marked published with the next mark."""
         if self._producer is None or (self.watch is not None and not self.watch.up):
             self._own_unsent()  # the polling pass (or the broker's return) takes them
             return
         self._direct.update((room_id, seq) for room_id, seq, _ in items)
-        self._held += items
-        self._held_traces += _traces(len(items), contexts)
-        if self.direct_linger_s <= 0:
-            self._send_held()
-        elif self._held_timer is None:
-            self._held_timer = asyncio.get_running_loop().call_later(self.direct_linger_s, self._send_held)
+        self._sends.hand_over(list(items), contexts)
 
-    def _send_held(self) -> None:
-        """Send what :meth:`publish_direct` holds, as one send (a batch a topic partition)."""
-        if self._held_timer is not None:
-            self._held_timer.cancel()
-            self._held_timer = None
-        if not self._held:
-            return
-        items, traces, self._held, self._held_traces = self._held, self._held_traces, [], []
-        sending = asyncio.ensure_future(self._send_direct(items, traces))
-        self._sending.add(sending)
-        sending.add_done_callback(self._sending.discard)
-
-    async def _send_direct(self, items, traces) -> None:
-        futures = []  # (the (room_id, seq) a batch carries, its future)
-        try:
-            for topic, partition, records in await self._batches(items, traces):
-                batch, keys = self._producer.create_batch(), []
-                for key, value, trace, at in records:
-                    if batch.append(key=key, value=value, timestamp=None, headers=trace) is None:  # full
-                        futures.append((keys, await self._send_batch(batch, topic, partition)))
-                        batch, keys = self._producer.create_batch(), []
-                        batch.append(key=key, value=value, timestamp=None, headers=trace)  # a fresh batch takes any
-                    keys.append(at)
-                futures.append((keys, await self._send_batch(batch, topic, partition)))
-            results = await asyncio.wait_for(asyncio.gather(*(f for _, f in futures), return_exceptions=True),
-                                             self.ack_timeout)
-        except Exception as exc:  # not sent or not acked in time: the polling pass publishes them
-            log_failure(log, "direct_publish_failed", exc, events=len(items))
-            self._direct.difference_update((r, q) for r, q, _ in items)
-            self._own_unsent()
-            return
-        failed = {k for (keys, _), res in zip(futures, results, strict=True) if isinstance(res, BaseException)
-                  for k in keys}
-        self._direct.difference_update(failed)
-        acked = {(r, q) for r, q, _ in items} - failed
-        self._direct_acked.update(acked)
-        self.published += len(acked)
-        OUTBOX_PUBLISHED.inc(len(acked))
-        if failed:
-            self._own_unsent()
+    def _direct_acked_now(self, keys: set[tuple[str, int]]) -> None:
+        self._direct_acked.update(keys)
+        self.published += len(keys)
+        OUTBOX_PUBLISHED.inc(len(keys))
         if len(self._direct_acked) >= self.batch_size // 2:
             self.notify()  # the loop marks them
 
-    async def _batches(self, items, traces) -> list[tuple[str, int, list]]:
-        """The records of ``items`` grouped by topic and partition, in order within each: one
-        batch a partition instead of one send a record (a send costs its own partition lookup,
-        accumulator entry and future: a pass's publish took ×1.8 the CPU, bench/kafka_publish_floor.py).
-        Partitions as Kafka's default partitioner gives them (``partition_of`` the room id over
-        the topic's partitions, as the producer knows them now), so readers find the same
-        partition either way."""
-        counts = {topic: len(await self._producer.partitions_for(topic)) for topic, _ in self.routes}
-        groups: dict[tuple[str, int], list] = {}
-        for (room_id, seq, values), trace in zip(items, traces, strict=True):
-            key = room_id.encode()
-            for (topic, _), value in zip(self.routes, values, strict=True):
-                if value is not None:
-                    groups.setdefault((topic, partition_of(room_id, counts[topic])), []).append(
-                        (key, value, trace, (room_id, seq)))
-        return [(topic, partition, records) for (topic, partition), records in groups.items()]
-
-    async def _send_batch(self, batch, topic: str, partition: int) -> asyncio.Future:
-        future = await self._producer.send_batch(batch, topic, partition=partition)
-        future.add_done_callback(produced(topic, time.perf_counter()))
-        return future
+    def _direct_failed(self, keys: set[tuple[str, int]]) -> None:
+        self._direct.difference_update(keys)
+        self._own_unsent()
 
     def _young_from(self) -> datetime | None:
         """Where a polling pass stops: rows appended since are their writers' own to publish
@@ -383,13 +319,3 @@ class OutboxRelay:
         if blocked:
             raise RuntimeError(f"publishing failed for {len(blocked)} room(s); will retry")
         return len(acked)
-
-
-def _traces(n: int, contexts: Sequence[Any] | None) -> list:
-    """Each record's trace headers: its command's context, else the current one; one encoding
-    per distinct context (a command's events share it)."""
-    current = kafka_trace.headers()
-    if contexts is None or current is None:
-        return [current] * n
-    made: dict[int, Any] = {}
-    return [current if c is None else made.setdefault(id(c), kafka_trace.headers(c)) for c in contexts]
