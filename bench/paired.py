@@ -11,10 +11,11 @@ checkout read 0.998 and 1.007 (2 CPUs, 300 rooms: ~1.2 of a CPU for both stacks)
 A variant is a checkout directory (its ``.venv``, ``services``, ``gen``), optionally with
 environment settings for its services: ``DIR`` or ``DIR|NAME=VALUE,NAME=VALUE``.
 
-    .venv/bin/python bench/bench_paired.py --a ../main --b ".|HAND_ROOM_PASS_LINGER_MS=20"
+    .venv/bin/python bench/paired.py --a ../main --b ".|HAND_ROOM_PASS_LINGER_MS=20"
         [--rounds 3] [--rooms 300] [--window 20] [--warmup 4] [--json PATH]
 
-Markdown on stdout, progress on stderr.
+Markdown on stdout, progress on stderr. A tool, not one of ``make bench``'s ``bench_*.py``
+(those run without arguments).
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Smoke test of bench/bench_paired.py: one round of two tiny stacks run at the same time, each
+"""Smoke test of bench/paired.py: one round of two tiny stacks run at the same time, each
 with its own settings, and the report of their ratio. Timings are never asserted."""
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ pytestmark = pytest.mark.bench  # make bench-smoke (out of make test: its time b
 
 
 def test_a_variant_is_a_checkout_and_its_services_settings() -> None:
-    paired = load_bench("bench_paired")
+    paired = load_bench("paired")
     v = paired.Variant.parse("../main|HAND_ROOM_PASS_LINGER_MS=20,HAND_LOG_CALLS=all")
     assert v.directory == Path("../main").resolve()
     assert v.env == {"HAND_ROOM_PASS_LINGER_MS": "20", "HAND_LOG_CALLS": "all"}
@@ -28,7 +28,7 @@ def test_one_round_runs_both_stacks_and_reports_their_ratio(tmp_path: Path) -> N
     root = BENCH.parent
     out = tmp_path / "paired.json"
     done = subprocess.run(
-        [sys.executable, str(BENCH / "bench_paired.py"), "--a", str(root),
+        [sys.executable, str(BENCH / "paired.py"), "--a", str(root),
          "--b", f"{root}|HAND_ROOM_PUBLISH_LINGER_MS=0", "--rounds", "1", "--rooms", "2", "--window", "2",
          "--warmup", "0.5", "--json", str(out)], capture_output=True, text=True, timeout=230)
     assert done.returncode == 0, done.stderr[-2000:]
