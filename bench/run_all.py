@@ -45,6 +45,10 @@ METHOD = """\
 - Machines are shared and noisy, so figures are read as **ratios to a
   baseline measured in the same run** (see each section): compare the
   ratio columns across machines and runs, not the raw times.
+- To compare two variants of the room service, run them **paired**:
+  `bench/paired.py --a DIR --b "DIR|NAME=VALUE"` starts both stacks at the same
+  time and reads each round's ratio (runs one after another differ by ±15–20 %
+  here; paired rounds of one checkout against itself read 0.998 and 1.007).
 - Latencies are percentiles (p50/p99) over many repetitions; wall-clock
   times include any time the process waited for a CPU, and "CPU share"
   (process CPU time ÷ wall time) shows how much of that there was.
