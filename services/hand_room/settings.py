@@ -115,7 +115,7 @@ MAX_QUEUE_DELAY_MS = EnvVar(
     integer(1, 600_000),
 )
 PASS_LINGER_MS = EnvVar(
-    "HAND_ROOM_PASS_LINGER_MS", "20",
+    "HAND_ROOM_PASS_LINGER_MS", "10",
     "how long an idle owner waits after a command arrives before it starts a pass, so the commands "
     "arriving meanwhile share its transaction, publish and wake-ups (a command's latency grows by at "
     "most this; only while commands come closer than this on average; busy, passes follow each other "

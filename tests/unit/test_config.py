@@ -151,7 +151,7 @@ def test_a_pass_linger_past_half_the_store_timeout_is_a_startup_error() -> None:
     would time every pass out (HAND_ROOM_PASS_LINGER_MS, docs/decisions/0045)."""
     from hand_room.settings import RoomConfig
 
-    assert RoomConfig.from_env({}).pass_linger_ms == 20
+    assert RoomConfig.from_env({}).pass_linger_ms == 10
     assert RoomConfig.from_env({"HAND_ROOM_PASS_LINGER_MS": "500"}).pass_linger_ms == 500  # half of 1 s
     with pytest.raises(ConfigError) as raised:
         RoomConfig.from_env({"HAND_ROOM_PASS_LINGER_MS": "300", "HAND_ROOM_STORE_TIMEOUT_S": "0.5"})
