@@ -11,9 +11,9 @@ consumers put a :class:`~hand_infra.dedupe.Deduper` in front of their handler.
 The writer that just committed events may hand them over rendered
 (:meth:`publish_direct`): they are sent at once (or, with ``direct_linger_s``, with
 those handed over within that time) without being read back (``hand_infra.direct_sends``),
-and marked published (by ``(room_id, seq)``) once acked; the polling pass skips them meanwhile. If a direct send fails, its rows
-stay pending and the polling pass publishes them: the outbox stays the safety
-net. Where every writer publishes its own rows so (the room instances sharing
+and marked published (by ``(room_id, seq)``) once acked; the polling pass skips them
+meanwhile. If a direct send fails, its rows stay pending and the polling pass
+publishes them: the outbox stays the safety net. Where every writer publishes its own rows so (the room instances sharing
 one store), ``orphan_after_s`` leaves a row to its writer for that long: a
 polling pass takes only older rows — those of a writer that died or gave up
 before its ack — so one instance's pass does not publish again what another

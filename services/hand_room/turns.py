@@ -74,14 +74,19 @@ class TurnTimers:
         bot = room.bot_controls(seat)
         wait = room.turn_seconds + (self.bot_grace_s if bot else 0.0)
         delay = max(0.0, room.turn_started_at + wait - time.time())
-        # the command is made when the timer fires (almost every timer is cancelled by the next move)
-        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            delay, self._time_out, room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        self._set_timer(room, delay)
         if bot:
             ask = (r.round_no, r.turn_no, r.turn.phase, room.game_seq)  # chat asks nothing again
             if self._bot_asked.get(room.room_id) != ask:
                 self._bot_asked[room.room_id] = ask
                 self._tasks.spawn(self._ask_bot(room, seat))
+
+    def _set_timer(self, room: Room, delay: float) -> None:
+        """The turn's timeout in ``delay`` s; its command is made when it fires (almost every
+        timer is cancelled by the next move first)."""
+        r = room.round
+        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
+            delay, self._time_out, room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
 
     def _time_out(self, room_id: str, timeout: TurnTimeout) -> None:
         self._tasks.spawn(self.send_command(Command(room_id, timeout)))
@@ -92,13 +97,10 @@ class TurnTimers:
         seat = room.seat_to_move()
         if seat is None:
             return
-        r = room.round
         handle = self._timers.pop(room.room_id, None)
         if handle:
             handle.cancel()
-        due = room.turn_started_at + room.turn_seconds
-        self._timers[room.room_id] = asyncio.get_running_loop().call_later(
-            max(delay, due - time.time()), self._time_out, room.room_id, TurnTimeout(r.round_no, r.turn_no, self.away_after))
+        self._set_timer(room, max(delay, room.turn_started_at + room.turn_seconds - time.time()))
         if room.bot_controls(seat):
             self._bot_asked.pop(room.room_id, None)
             asyncio.get_running_loop().call_later(delay, self._ask_again, room)
